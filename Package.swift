@@ -1,0 +1,167 @@
+// swift-tools-version: 6.1
+// The recipes package: an offline-first recipe client and its reference server.
+//
+// One target per layer; the folders under Sources/ are the architecture:
+//   RecipeModels        pure value types (recipe, ingredient, step, image, sync state)
+//   RecipeStore         SQLite through GRDB: migrations, edits, sync bookkeeping, media copies
+//   OperationEngine     generic operations, conditions, exclusivity, observers, retry, queue
+//   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
+//   CEditLine           libedit for the interactive REPL
+//   RecipesCommandLine  the `recipes` commands and the REPL (executable: recipes)
+//   ReferenceServer     the HTTP contract's reference server (executable: recipes-server)
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "recipes",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "recipes", targets: ["RecipesExecutable"]),
+        .executable(name: "recipes-server", targets: ["RecipesServerExecutable"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        // MARK: Models
+        .target(
+            name: "RecipeModels",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Store
+        .target(
+            name: "RecipeStore",
+            dependencies: [
+                "RecipeModels",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Operation engine
+        .target(
+            name: "OperationEngine",
+            dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Transport
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "Transport",
+            dependencies: ["CCurl"],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Command line
+        .systemLibrary(
+            name: "CEditLine",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
+        .target(
+            name: "RecipesCommandLine",
+            dependencies: [
+                "RecipeModels",
+                "RecipeStore",
+                "CEditLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "RecipesExecutable",
+            dependencies: ["RecipesCommandLine"],
+            path: "Sources/recipes",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Reference server
+        .target(
+            name: "ReferenceServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "RecipesServerExecutable",
+            dependencies: ["ReferenceServer"],
+            path: "Sources/recipes-server",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "RecipeModelsTests",
+            dependencies: ["RecipeModels"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RecipeStoreTests",
+            dependencies: ["RecipeStore", "RecipeModels"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "OperationEngineTests",
+            dependencies: ["OperationEngine"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RecipesCommandLineTests",
+            dependencies: ["RecipesCommandLine", "RecipeStore", "RecipeModels"],
+            swiftSettings: strictSettings
+        ),
+        // @@TRANSPORT-TESTS@@ (the transport work adds its test target here)
+        .testTarget(
+            name: "TransportTests",
+            dependencies: ["Transport"],
+            exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        // @@SERVER-TESTS@@ (the server work adds its test targets here)
+        .testTarget(
+            name: "ReferenceServerTests",
+            dependencies: ["ReferenceServer"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["Transport", "ReferenceServer"],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Benchmarks (release builds, run by `make bench`)
+        // @@BENCHMARKS@@ (each benchmark executable is added here, path: "Benchmarks/<Name>")
+        .executableTarget(
+            name: "TransportBenchmark",
+            dependencies: ["Transport"],
+            path: "Benchmarks/TransportBenchmark",
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The sync bookkeeping of one recipe: revisions, attempts, backoff, lease and cancellation.
+public struct SyncInfo: Sendable, Equatable {
+    /// The stored state (`uploading` is derived from a live lease, see `effectiveState(at:)`).
+    public var state: SyncState
+    /// The local revision; every successful edit increments it.
+    public var revision: Int64
+    /// The highest revision the server has acknowledged; 0 when it has none.
+    public var syncedRevision: Int64
+    /// Failed attempts since the last success or edit.
+    public var attempts: Int
+    /// The earliest time of the next attempt, when waiting for a retry.
+    public var nextAttemptAt: Date?
+    /// The last failure in words, when there was one.
+    public var lastError: String?
+    /// The process that holds the upload lease (`pid:start`), when one does.
+    public var leaseOwner: String?
+    /// When the lease lapses unless renewed.
+    public var leaseExpiresAt: Date?
+    /// Whether the user asked to cancel this recipe's upload.
+    public var cancelRequested: Bool
+    /// The server URL of the recipe's image once uploaded.
+    public var remoteImageURL: String?
+    /// The SHA-256 of the image the server has for this recipe.
+    public var remoteImageSHA256: String?
+    /// When the server was last found unreachable while this recipe waited for it.
+    public var offlineSince: Date?
+
+    /// Creates sync bookkeeping.
+    public init(
+        state: SyncState, revision: Int64, syncedRevision: Int64 = 0, attempts: Int = 0, nextAttemptAt: Date? = nil,
+        lastError: String? = nil, leaseOwner: String? = nil, leaseExpiresAt: Date? = nil, cancelRequested: Bool = false,
+        remoteImageURL: String? = nil, remoteImageSHA256: String? = nil, offlineSince: Date? = nil
+    ) {
+        self.state = state
+        self.revision = revision
+        self.syncedRevision = syncedRevision
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastError = lastError
+        self.leaseOwner = leaseOwner
+        self.leaseExpiresAt = leaseExpiresAt
+        self.cancelRequested = cancelRequested
+        self.remoteImageURL = remoteImageURL
+        self.remoteImageSHA256 = remoteImageSHA256
+        self.offlineSince = offlineSince
+    }
+
+    /// Whether a lease is held and has not lapsed at `now`.
+    public func hasLiveLease(at now: Date) -> Bool {
+        guard leaseOwner != nil, let expiry = leaseExpiresAt else { return false }
+        return expiry > now
+    }
+
+    /// The state to show at `now`: a live lease reads as `uploading`, a lapsed backoff as `pending`.
+    ///
+    /// A stored `uploading` whose lease has lapsed (its process died) reads as `pending` again.
+    public func effectiveState(at now: Date) -> SyncState {
+        switch state {
+        case .pending, .waiting, .uploading:
+            if hasLiveLease(at: now) { return .uploading }
+            if state == .uploading { return .pending }
+            if state == .waiting, let next = nextAttemptAt, next <= now { return .pending }
+            return state
+        case .synced, .failed, .cancelled, .deleting:
+            return state
+        }
+    }
+
+    /// The process id in the lease owner (`pid:start`), when a lease is recorded.
+    public var leaseProcessID: Int32? {
+        guard let owner = leaseOwner, let pid = owner.split(separator: ":").first else { return nil }
+        return Int32(pid)
+    }
+}

@@ -1,0 +1,148 @@
+import Crypto
+import Foundation
+import RecipeModels
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `<home>/media/` folder: copies of attached images, named by their SHA-256, until the server has them.
+///
+/// The user's own file is only ever opened for reading. Copies are written under a temporary name, checked and
+/// hashed while copied, and renamed into place; an exclusive `flock` on `media/.lock` orders renames, commits and
+/// garbage collection across processes.
+public struct MediaLibrary: Sendable {
+    /// The media folder.
+    public let directory: URL
+
+    /// Images above this size are refused unless configured otherwise (20 MiB).
+    public static let defaultMaxBytes: Int64 = 20 * 1024 * 1024
+    /// Temporary copies older than this are left-overs of a crashed process and are collected.
+    public static let temporaryFileGrace: TimeInterval = 3600
+    static let temporaryPrefix = ".tmp-"
+
+    /// Creates the library for `directory`.
+    public init(directory: URL) { self.directory = directory }
+
+    /// The path of the local copy named `fileName`.
+    public func path(of fileName: String) -> String { directory.appendingPathComponent(fileName).path }
+
+    /// Checks `sourcePath` (a regular, readable file, at most `maxBytes`, a JPEG/PNG/GIF/WebP by its bytes) and
+    /// copies it under a temporary name in the media folder, hashing it on the way.
+    public func stage(from sourcePath: String, maxBytes: Int64 = defaultMaxBytes) throws(StoreError) -> StagedImage {
+        let source = open(sourcePath, O_RDONLY | O_CLOEXEC)
+        if source < 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw StoreError(.imageNotFound(path: sourcePath)) }
+            throw StoreError(.imageUnreadable(path: sourcePath, detail: String(cString: strerror(code))))
+        }
+        defer { close(source) }
+        var info = stat()
+        guard fstat(source, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StoreError(.imageNotRegularFile(path: sourcePath))
+        }
+        guard Int64(info.st_size) <= maxBytes else {
+            throw StoreError(.imageTooLarge(path: sourcePath, bytes: Int64(info.st_size), limit: maxBytes))
+        }
+
+        let temporaryPath = path(of: Self.temporaryPrefix + UUID().uuidString.lowercased())
+        let target = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard target >= 0 else {
+            throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
+        }
+        var keep = false
+        defer {
+            close(target)
+            if !keep { unlink(temporaryPath) }
+        }
+
+        var hasher = SHA256()
+        var total: Int64 = 0
+        var format: ImageFormat?
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(.imageUnreadable(path: sourcePath, detail: String(cString: strerror(errno))))
+            }
+            if count == 0 { break }
+            if total == 0 {
+                format = ImageFormat.detect(buffer[0..<count])
+                guard format != nil else { throw StoreError(.imageNotRecognised(path: sourcePath)) }
+            }
+            total += Int64(count)
+            if total > maxBytes { throw StoreError(.imageTooLarge(path: sourcePath, bytes: total, limit: maxBytes)) }
+            hasher.update(data: buffer[0..<count])
+            var offset = 0
+            while offset < count {
+                let written = buffer.withUnsafeBytes { Glibc.write(target, $0.baseAddress! + offset, count - offset) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
+                }
+                offset += written
+            }
+        }
+        guard let format else { throw StoreError(.imageNotRecognised(path: sourcePath)) }
+        guard fsync(target) == 0 else {
+            throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
+        }
+        keep = true
+        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return StagedImage(sha256: digest, format: format, byteCount: total, temporaryPath: temporaryPath)
+    }
+
+    /// Renames a staged copy to its final name; the caller holds the media lock.
+    func install(_ staged: StagedImage) throws(StoreError) {
+        let final = path(of: staged.fileName)
+        guard rename(staged.temporaryPath, final) == 0 else {
+            let detail = String(cString: strerror(errno))
+            unlink(staged.temporaryPath)
+            throw StoreError(.fileSystem(path: final, detail: detail))
+        }
+    }
+
+    /// Discards a staged copy that will not be attached.
+    public func discard(_ staged: StagedImage) { unlink(staged.temporaryPath) }
+
+    /// Removes the local copy named `fileName`, if present; the caller holds the media lock.
+    public func remove(_ fileName: String) { unlink(path(of: fileName)) }
+
+    /// Runs `body` while holding the exclusive lock on the media folder (blocking until other processes release it).
+    public func withExclusiveAccess<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let lockPath = path(of: ".lock")
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError(.fileSystem(path: lockPath, detail: String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw StoreError(.fileSystem(path: lockPath, detail: String(cString: strerror(errno))))
+            }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    /// Deletes copies no recipe refers to, and temporary copies older than the grace period; returns their names.
+    ///
+    /// The caller holds the media lock and passes the names the database refers to.
+    func collectGarbage(referenced: Set<String>, now: Date) throws(StoreError) -> [String] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw StoreError(.fileSystem(path: directory.path, detail: RecipesHome.describe(error)))
+        }
+        var removed: [String] = []
+        for name in names.sorted() where name != ".lock" && !referenced.contains(name) {
+            if name.hasPrefix(Self.temporaryPrefix) {
+                var info = stat()
+                guard stat(path(of: name), &info) == 0 else { continue }
+                let age = now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec)
+                if age < Self.temporaryFileGrace { continue }
+            }
+            if unlink(path(of: name)) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+}

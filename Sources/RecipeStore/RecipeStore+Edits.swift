@@ -1,0 +1,178 @@
+import Foundation
+import GRDB
+import RecipeModels
+
+extension RecipeStore {
+    /// Creates a recipe with a fresh UUID at revision 1, pending upload; returns it.
+    public func create(title: String, uuid: UUID = UUID()) throws(StoreError) -> Recipe {
+        let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty else { throw StoreError(.emptyTitle) }
+        let stamp = now().timeIntervalSince1970
+        let id = try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO recipes (uuid, title, revision, state, created_at, updated_at)
+                    VALUES (?, ?, 1, 'pending', ?, ?)
+                    """,
+                arguments: [uuid.uuidString.lowercased(), title, stamp, stamp])
+            return db.lastInsertedRowID
+        }
+        return try recipe(id: id)
+    }
+
+    /// Applies `change` to recipe `id` and, in the same transaction, bumps its revision and marks it for upload.
+    ///
+    /// A change that fails (unknown id, deleted recipe, index out of range) changes nothing.
+    @discardableResult
+    public func apply(_ change: RecipeChange, to id: Int64) throws(StoreError) -> Recipe {
+        var replacedImageFile: String?
+        let apply: (Database) throws -> Void = { db in
+            let current = try Self.editableRow(db, id: id)
+            replacedImageFile = current["image_file"]
+            try Self.perform(change, on: id, in: db)
+            try self.markChanged(id, in: db)
+        }
+        switch change {
+        case .setImage(let staged):
+            // Holding the media lock from the rename to the commit keeps garbage collection in other processes
+            // from removing the new copy before a row refers to it.
+            try media.withExclusiveAccess { () throws(StoreError) in
+                try media.install(staged)
+                try write(apply)
+                try removeIfUnreferenced(replacedImageFile, keeping: staged.fileName)
+            }
+        case .clearImage:
+            try write(apply)
+            try media.withExclusiveAccess { () throws(StoreError) in try removeIfUnreferenced(replacedImageFile) }
+        default:
+            try write(apply)
+        }
+        return try recipe(id: id)
+    }
+
+    /// Deletes recipe `id`: removed at once when the server never saw it, else kept as `deleting` until the
+    /// server confirms the DELETE.
+    public func delete(_ id: Int64) throws(StoreError) {
+        var imageFile: String?
+        try write { db in
+            let row = try Self.editableRow(db, id: id)
+            imageFile = row["image_file"]
+            let synced: Int64 = row["synced_revision"]
+            let sent: Int64 = row["sent_revision"]
+            if synced == 0 && sent == 0 {
+                try db.execute(sql: "DELETE FROM recipes WHERE id = ?", arguments: [id])
+            } else {
+                try db.execute(
+                    sql: """
+                        UPDATE recipes SET state = 'deleting', revision = revision + 1, attempts = 0,
+                            next_attempt_at = NULL, last_error = NULL, cancel_requested = 0, updated_at = ?
+                        WHERE id = ?
+                        """,
+                    arguments: [now().timeIntervalSince1970, id])
+            }
+        }
+        try media.withExclusiveAccess { () throws(StoreError) in try removeIfUnreferenced(imageFile) }
+    }
+
+    /// The file names in `media/` that some recipe still refers to.
+    public func referencedMediaFiles() throws(StoreError) -> Set<String> {
+        try read { db in
+            try String.fetchSet(db, sql: "SELECT image_file FROM recipes WHERE image_file IS NOT NULL")
+        }
+    }
+
+    /// Removes local files that no recipe refers to any more (see `MediaLibrary.collectGarbage`).
+    @discardableResult
+    public func collectGarbage() throws(StoreError) -> [String] {
+        try media.withExclusiveAccess { () throws(StoreError) in
+            try media.collectGarbage(referenced: referencedMediaFiles(), now: now())
+        }
+    }
+
+    // MARK: Internals
+
+    /// The row of a recipe that may be edited: it exists and is not deleted.
+    static func editableRow(_ db: Database, id: Int64) throws -> Row {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM recipes WHERE id = ?", arguments: [id]) else {
+            throw StoreError(.unknownRecipe(id: id))
+        }
+        if (row["state"] as String) == SyncState.deleting.rawValue { throw StoreError(.recipeDeleted(id: id)) }
+        return row
+    }
+
+    /// Bumps the revision and marks the recipe due for upload; always inside the edit's transaction.
+    func markChanged(_ id: Int64, in db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE recipes SET revision = revision + 1, state = 'pending', attempts = 0, next_attempt_at = NULL,
+                    last_error = NULL, cancel_requested = 0, updated_at = ?
+                WHERE id = ?
+                """,
+            arguments: [now().timeIntervalSince1970, id])
+    }
+
+    static func perform(_ change: RecipeChange, on id: Int64, in db: Database) throws {
+        func setColumn(_ column: String, _ value: String) throws {
+            try db.execute(sql: "UPDATE recipes SET \(column) = ? WHERE id = ?", arguments: [value, id])
+        }
+        switch change {
+        case .title(let text):
+            let title = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !title.isEmpty else { throw StoreError(.emptyTitle) }
+            try setColumn("title", title)
+        case .description(let text): try setColumn("description", text)
+        case .yield(let text): try setColumn("recipe_yield", text)
+        case .keywords(let text): try setColumn("keywords", normalizeKeywords(text))
+        case .addIngredient(let text): try append(text, to: "ingredients", recipe: id, db)
+        case .removeIngredient(let n): try remove(n, from: "ingredients", what: "ingredient", recipe: id, db)
+        case .addStep(let text): try append(text, to: "steps", recipe: id, db)
+        case .removeStep(let n): try remove(n, from: "steps", what: "step", recipe: id, db)
+        case .setImage(let staged):
+            try db.execute(
+                sql: "UPDATE recipes SET image_sha256 = ?, image_format = ?, image_bytes = ?, image_file = ? WHERE id = ?",
+                arguments: [staged.sha256, staged.format.rawValue, staged.byteCount, staged.fileName, id])
+        case .clearImage:
+            let sha: String? = try String.fetchOne(db, sql: "SELECT image_sha256 FROM recipes WHERE id = ?", arguments: [id])
+            guard sha != nil else { throw StoreError(.noImage(id: id)) }
+            try db.execute(
+                sql: """
+                    UPDATE recipes SET image_sha256 = NULL, image_format = NULL, image_bytes = NULL, image_file = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [id])
+        }
+    }
+
+    /// Keywords as the user typed them, with blanks around commas and empty entries removed.
+    static func normalizeKeywords(_ text: String) -> String {
+        text.split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+            .joined(separator: ",")
+    }
+
+    static func append(_ text: String, to table: String, recipe id: Int64, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO \(table) (recipe_id, position, text)
+                VALUES (?, (SELECT coalesce(max(position), 0) + 1 FROM \(table) WHERE recipe_id = ?), ?)
+                """,
+            arguments: [id, id, text])
+    }
+
+    static func remove(_ n: Int, from table: String, what: String, recipe id: Int64, _ db: Database) throws {
+        let rows = try Int64.fetchAll(
+            db, sql: "SELECT id FROM \(table) WHERE recipe_id = ? ORDER BY position", arguments: [id])
+        guard n >= 1, n <= rows.count else {
+            throw StoreError(.indexOutOfRange(what: what, index: n, count: rows.count, id: id))
+        }
+        try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [rows[n - 1]])
+    }
+
+    /// Deletes a media file no recipe refers to; the caller holds the media lock.
+    func removeIfUnreferenced(_ fileName: String?, keeping kept: String? = nil) throws(StoreError) {
+        guard let fileName, fileName != kept else { return }
+        guard !(try referencedMediaFiles().contains(fileName)) else { return }
+        media.remove(fileName)
+    }
+}

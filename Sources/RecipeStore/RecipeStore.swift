@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import RecipeModels
+
+/// The local store of recipe drafts: one SQLite database in WAL mode, shared safely by several processes.
+///
+/// Opening checks the file before writing anything: a file that is not SQLite, a SQLite database recipes did not
+/// create, or one migrated by a newer version is refused and left byte-for-byte untouched. Then the embedded
+/// migrations are applied in order, each once, each in one `BEGIN IMMEDIATE` transaction with its bookkeeping row.
+public final class RecipeStore: Sendable {
+    /// The home the store belongs to.
+    public let home: RecipesHome
+    /// The database connections (GRDB's pool: one writer, concurrent readers, WAL).
+    let pool: DatabasePool
+    /// The local image copies.
+    public let media: MediaLibrary
+    /// The clock edits are stamped with.
+    let now: @Sendable () -> Date
+
+    /// How long a statement waits for another process's write lock before failing.
+    public static let busyTimeout: TimeInterval = 10
+
+    /// Opens (creating when missing) the store of `home`, applying `migrations`.
+    public init(
+        home: RecipesHome, migrations: [Migration] = Migration.embedded,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(StoreError) {
+        try home.createDirectories()
+        let path = home.databaseURL.path
+        try Self.preflight(path: path, known: migrations.map(\.identifier))
+        var config = Configuration()
+        config.busyMode = .timeout(Self.busyTimeout)
+        config.foreignKeysEnabled = true
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+        } catch {
+            throw Self.translate(error, path: path)
+        }
+        self.home = home
+        self.media = MediaLibrary(directory: home.mediaURL)
+        self.now = now
+        try migrate(migrations)
+    }
+
+    /// The identifiers of the migrations recorded in the database, in the order they were applied.
+    public func appliedMigrations() throws(StoreError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations ORDER BY rowid") }
+    }
+
+    // MARK: Opening
+
+    /// Refuses, without writing to it, a file that is not a recipes database this binary can use.
+    static func preflight(path: String, known: [String]) throws(StoreError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        if isDirectory.boolValue { throw StoreError(.notADatabase(path: path)) }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreError(.cannotOpen(path: path, detail: "permission denied"))
+        }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        if header.isEmpty { return }  // an empty file is an empty database
+        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError(.notADatabase(path: path)) }
+
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(busyTimeout)
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            try queue.read { db in
+                let tables = try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                if tables.isEmpty { return }
+                guard tables.contains("schema_migrations") else { throw StoreError(.foreignDatabase(path: path)) }
+                let applied = try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations ORDER BY rowid")
+                let unknown = applied.filter { !known.contains($0) }
+                if !unknown.isEmpty { throw StoreError(.newerDatabase(path: path, unknownMigrations: unknown)) }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw translate(error, path: path)
+        }
+    }
+
+    /// Applies every migration not yet recorded, each in one immediate transaction with its bookkeeping row.
+    ///
+    /// The check happens inside the transaction, so two processes opening a new home at once apply each step once.
+    func migrate(_ migrations: [Migration]) throws(StoreError) {
+        let known = migrations.map(\.identifier)
+        do {
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS schema_migrations (
+                        identifier TEXT PRIMARY KEY NOT NULL, applied_at REAL NOT NULL)
+                    """)
+                for migration in migrations {
+                    try db.inTransaction(.immediate) {
+                        let applied = try String.fetchSet(db, sql: "SELECT identifier FROM schema_migrations")
+                        if let unknown = applied.first(where: { !known.contains($0) }) {
+                            throw StoreError(.newerDatabase(path: home.databaseURL.path, unknownMigrations: [unknown]))
+                        }
+                        if applied.contains(migration.identifier) { return .commit }
+                        try db.execute(sql: migration.sql)
+                        try db.execute(
+                            sql: "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, ?)",
+                            arguments: [migration.identifier, now().timeIntervalSince1970])
+                        return .commit
+                    }
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw Self.translate(error, path: home.databaseURL.path)
+        }
+    }
+
+    // MARK: Access
+
+    /// Runs `body` in a read transaction, translating SQLite errors.
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.read(body)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw Self.translate(error, path: home.databaseURL.path)
+        }
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction, committed when it returns and rolled back when it throws.
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw Self.translate(error, path: home.databaseURL.path)
+        }
+    }
+
+    /// Turns a GRDB/SQLite error into a store error that says what to do.
+    static func translate(_ error: any Error, path: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let db = error as? DatabaseError {
+            switch db.resultCode {
+            case .SQLITE_NOTADB: return StoreError(.notADatabase(path: path))
+            case .SQLITE_CORRUPT: return StoreError(.corruptDatabase(path: path, detail: db.message ?? "corrupt"))
+            case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY:
+                return StoreError(.cannotOpen(path: path, detail: db.message ?? "\(db.resultCode)"))
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                return StoreError(.database(detail: "the database stayed locked by another recipes process for over \(Int(busyTimeout)) s; try again"))
+            default:
+                return StoreError(.database(detail: db.message ?? "\(db.resultCode)"))
+            }
+        }
+        return StoreError(.database(detail: "\(error)"))
+    }
+}

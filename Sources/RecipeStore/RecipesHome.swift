@@ -1,0 +1,81 @@
+import Foundation
+
+/// The folder that holds all of one user's client state, and the paths inside it.
+///
+/// Resolved from `--home`, then `$RECIPES_HOME`, then `${XDG_DATA_HOME:-~/.local/share}/recipes`.
+public struct RecipesHome: Sendable, Equatable {
+    /// The home folder itself.
+    public var url: URL
+    /// Whether the folder was named explicitly (`--home` or `RECIPES_HOME`), which also moves the config file into it.
+    public var isExplicit: Bool
+
+    /// Creates a home at `url`.
+    public init(url: URL, isExplicit: Bool) {
+        self.url = url.standardizedFileURL
+        self.isExplicit = isExplicit
+    }
+
+    /// Resolves the home from an explicit `--home` value and the environment.
+    public static func resolve(option: String?, environment: [String: String]) -> RecipesHome {
+        if let option, !option.isEmpty {
+            return RecipesHome(url: URL(fileURLWithPath: expandTilde(option, environment)), isExplicit: true)
+        }
+        if let home = environment["RECIPES_HOME"], !home.isEmpty {
+            return RecipesHome(url: URL(fileURLWithPath: expandTilde(home, environment)), isExplicit: true)
+        }
+        let data: String
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            data = xdg
+        } else {
+            data = userHome(environment) + "/.local/share"
+        }
+        return RecipesHome(url: URL(fileURLWithPath: data).appendingPathComponent("recipes"), isExplicit: false)
+    }
+
+    /// The SQLite database, `<home>/recipes.sqlite3`.
+    public var databaseURL: URL { url.appendingPathComponent("recipes.sqlite3") }
+    /// Local copies of attached images not yet on the server.
+    public var mediaURL: URL { url.appendingPathComponent("media") }
+    /// JSON payloads being uploaded.
+    public var outboxURL: URL { url.appendingPathComponent("outbox") }
+    /// Logs of background runs.
+    public var logsURL: URL { url.appendingPathComponent("logs") }
+    /// The REPL's line history.
+    public var historyURL: URL { url.appendingPathComponent("history") }
+
+    /// Creates the home and its folders when missing (mode 0700 for the home).
+    public func createDirectories() throws(StoreError) {
+        let fm = FileManager.default
+        do {
+            if !fm.fileExists(atPath: url.path) {
+                try fm.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            for sub in [mediaURL, outboxURL, logsURL] where !fm.fileExists(atPath: sub.path) {
+                try fm.createDirectory(at: sub, withIntermediateDirectories: true)
+            }
+        } catch {
+            throw StoreError(.fileSystem(path: url.path, detail: Self.describe(error)))
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return ns.localizedDescription
+    }
+
+    /// The user's home directory from `$HOME`, else the password database.
+    static func userHome(_ environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        return NSHomeDirectory()
+    }
+
+    static func expandTilde(_ path: String, _ environment: [String: String]) -> String {
+        if path == "~" { return userHome(environment) }
+        if path.hasPrefix("~/") { return userHome(environment) + path.dropFirst() }
+        return path
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// A failure of the local store, worded for the person at the terminal: what is wrong and what to do.
+public struct StoreError: Error, LocalizedError, Sendable, Equatable {
+    /// What went wrong, as a case a caller can match.
+    public enum Kind: Sendable, Equatable {
+        case notADatabase(path: String)
+        case foreignDatabase(path: String)
+        case newerDatabase(path: String, unknownMigrations: [String])
+        case corruptDatabase(path: String, detail: String)
+        case cannotOpen(path: String, detail: String)
+        case unknownRecipe(id: Int64)
+        case recipeDeleted(id: Int64)
+        case indexOutOfRange(what: String, index: Int, count: Int, id: Int64)
+        case emptyTitle
+        case imageNotFound(path: String)
+        case imageNotRegularFile(path: String)
+        case imageUnreadable(path: String, detail: String)
+        case imageTooLarge(path: String, bytes: Int64, limit: Int64)
+        case imageNotRecognised(path: String)
+        case noImage(id: Int64)
+        case fileSystem(path: String, detail: String)
+        case database(detail: String)
+    }
+
+    /// What went wrong.
+    public var kind: Kind
+
+    /// Creates a store error.
+    public init(_ kind: Kind) { self.kind = kind }
+
+    /// One line saying what is wrong and what to do.
+    public var errorDescription: String? {
+        switch kind {
+        case .notADatabase(let path):
+            return "\(path) is not a SQLite database; move it aside or choose another home with --home"
+        case .foreignDatabase(let path):
+            return "\(path) is a SQLite database that recipes did not create; move it aside or choose another home with --home"
+        case .newerDatabase(let path, let unknown):
+            return "\(path) was written by a newer version of recipes (unknown migration \(unknown.joined(separator: ", "))); "
+                + "upgrade recipes to use it; the file was left untouched"
+        case .corruptDatabase(let path, let detail):
+            return "\(path) is damaged (\(detail)); restore it from a backup or move it aside"
+        case .cannotOpen(let path, let detail):
+            return "cannot open \(path): \(detail); check the path and its permissions"
+        case .unknownRecipe(let id):
+            return "no recipe with id \(id); `list` shows the ids"
+        case .recipeDeleted(let id):
+            return "recipe \(id) is deleted; its deletion is sent to the server on the next sync"
+        case .indexOutOfRange(let what, let index, let count, let id):
+            let range = count == 0 ? "it has none" : "choose 1 to \(count)"
+            return "recipe \(id) has no \(what) \(index); \(range)"
+        case .emptyTitle:
+            return "a title cannot be empty; give the recipe a name"
+        case .imageNotFound(let path):
+            return "\(path): no such file; check the path"
+        case .imageNotRegularFile(let path):
+            return "\(path) is not a regular file; give the path of an image file"
+        case .imageUnreadable(let path, let detail):
+            return "cannot read \(path): \(detail); check its permissions"
+        case .imageTooLarge(let path, let bytes, let limit):
+            return "\(path) is \(bytes) bytes, over the \(limit)-byte limit; shrink it or raise image.max_bytes with `recipes config set`"
+        case .imageNotRecognised(let path):
+            return "\(path) is not a JPEG, PNG, GIF or WebP image (checked by its bytes); convert it to one of those"
+        case .noImage(let id):
+            return "recipe \(id) has no image; nothing to clear"
+        case .fileSystem(let path, let detail):
+            return "cannot write \(path): \(detail); check free space and permissions"
+        case .database(let detail):
+            return "database error: \(detail)"
+        }
+    }
+}

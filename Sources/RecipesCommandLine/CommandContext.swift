@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import RecipeStore
+
+/// What every subcommand starts from: the home, the environment, the configuration and the store.
+struct CommandContext {
+    let home: RecipesHome
+    let environment: [String: String]
+    let console: any Console
+
+    init(homeOption: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+         console: any Console = StandardConsole()) {
+        self.environment = environment
+        self.home = RecipesHome.resolve(option: homeOption, environment: environment)
+        self.console = console
+    }
+
+    func configuration() throws -> ClientConfiguration {
+        try ClientConfiguration.load(home: home, environment: environment)
+    }
+
+    func openStore() throws -> RecipeStore { try RecipeStore(home: home) }
+
+    /// Runs `body`, turning a failure into one `recipes: …` line on stderr and exit status 1.
+    func reportingFailures(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+            console.err("recipes: \(message)\n")
+            throw ExitCode.failure
+        }
+    }
+}
+
+extension ParsableCommand {
+    /// The `--home` given before or after the subcommand name (after wins).
+    static func homeOption(_ global: GlobalOptions, _ root: RecipesCommand) -> String? {
+        global.home ?? root.home
+    }
+}

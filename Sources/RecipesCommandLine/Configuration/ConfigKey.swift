@@ -1,0 +1,94 @@
+import Foundation
+
+/// A setting of `config.toml`, with its type, default, environment override and validation.
+public enum ConfigKey: String, CaseIterable, Sendable {
+    case serverURL = "server.url"
+    case serverToken = "server.token"
+    case serverCABundle = "server.ca_bundle"
+    case syncJobs = "sync.jobs"
+    case imageMaxBytes = "image.max_bytes"
+
+    /// The TOML table and key the setting lives under.
+    var path: (table: String, key: String) {
+        let parts = rawValue.split(separator: ".", maxSplits: 1).map(String.init)
+        return (parts[0], parts[1])
+    }
+
+    /// The environment variable that overrides the file, if any.
+    public var environmentVariable: String? {
+        switch self {
+        case .serverURL: "RECIPES_SERVER_URL"
+        case .serverToken: "RECIPES_TOKEN"
+        case .serverCABundle: "RECIPES_CA_BUNDLE"
+        case .syncJobs, .imageMaxBytes: nil
+        }
+    }
+
+    /// Whether the value is a secret that is never printed.
+    public var isSecret: Bool { self == .serverToken }
+
+    /// Whether the value is a whole number.
+    var isInteger: Bool { self == .syncJobs || self == .imageMaxBytes }
+
+    /// The value used when neither the file nor the environment sets one.
+    public var defaultValue: String? {
+        switch self {
+        case .syncJobs: "4"
+        case .imageMaxBytes: String(20 * 1024 * 1024)
+        case .serverURL, .serverToken, .serverCABundle: nil
+        }
+    }
+
+    /// What the setting means, for `config show` and `--help`.
+    public var summary: String {
+        switch self {
+        case .serverURL: "base URL of the recipe server, e.g. https://recipes.example.org"
+        case .serverToken: "bearer token sent to the server (never printed)"
+        case .serverCABundle: "extra CA certificate file (PEM) trusted for the server's TLS"
+        case .syncJobs: "recipes uploaded at once (1 to 64)"
+        case .imageMaxBytes: "largest image `image set` accepts, in bytes"
+        }
+    }
+
+    /// Checks a value for this key and returns it normalised, or throws a message saying what is expected.
+    public func validate(_ raw: String) throws(CommandLineError) -> String {
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch self {
+        case .serverURL:
+            guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  let host = url.host, !host.isEmpty, url.user == nil, url.password == nil, url.query == nil
+            else {
+                throw CommandLineError(
+                    "server.url must be an http:// or https:// URL with a host and no credentials, e.g. https://recipes.example.org")
+            }
+            return value.hasSuffix("/") ? String(value.dropLast()) : value
+        case .serverToken:
+            guard !value.isEmpty, value.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
+                throw CommandLineError("server.token must be non-empty printable ASCII without spaces")
+            }
+            return value
+        case .serverCABundle:
+            guard value.hasPrefix("/") else { throw CommandLineError("server.ca_bundle must be an absolute path to a PEM file") }
+            return value
+        case .syncJobs:
+            guard let jobs = Int(value), (1...64).contains(jobs) else {
+                throw CommandLineError("sync.jobs must be a whole number from 1 to 64")
+            }
+            return String(jobs)
+        case .imageMaxBytes:
+            guard let bytes = Int64(value), bytes >= 1, bytes <= 4 * 1024 * 1024 * 1024 else {
+                throw CommandLineError("image.max_bytes must be a whole number of bytes from 1 to 4294967296")
+            }
+            return String(bytes)
+        }
+    }
+
+    /// Finds a key by name, or throws a message listing the known keys.
+    public static func named(_ name: String) throws(CommandLineError) -> ConfigKey {
+        guard let key = ConfigKey(rawValue: name) else {
+            let known = allCases.map(\.rawValue).joined(separator: ", ")
+            throw CommandLineError("unknown setting \"\(name)\"; known settings: \(known)")
+        }
+        return key
+    }
+}

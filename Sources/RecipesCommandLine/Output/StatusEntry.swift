@@ -1,0 +1,63 @@
+import Foundation
+import RecipeModels
+import RecipeStore
+
+/// One element of `recipes status --json`: exactly the keys the contract names, nulls included.
+struct StatusEntry: Encodable {
+    var id: Int64
+    var uuid: String
+    var title: String
+    var state: String
+    var revision: Int64
+    var syncedRevision: Int64
+    var attempts: Int
+    var nextAttemptAt: String?
+    var lastError: String?
+    var blocked: String?
+    var image: String?
+    var remoteImage: String?
+
+    init(_ recipe: Recipe, media: MediaLibrary, now: Date, timeZone: TimeZone) {
+        id = recipe.id
+        uuid = recipe.uuid.uuidString.lowercased()
+        title = recipe.title
+        state = recipe.sync.effectiveState(at: now).rawValue
+        revision = recipe.sync.revision
+        syncedRevision = recipe.sync.syncedRevision
+        attempts = recipe.sync.attempts
+        nextAttemptAt = recipe.sync.nextAttemptAt.map(ISO8601.string)
+        lastError = recipe.sync.lastError
+        blocked = BlockedReason.describe(recipe.sync, at: now, timeZone: timeZone)
+        image = recipe.image?.localFileName.map(media.path(of:))
+        remoteImage = recipe.sync.remoteImageURL
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, uuid, title, state, revision, syncedRevision, attempts, nextAttemptAt, lastError, blocked, image,
+            remoteImage
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(uuid, forKey: .uuid)
+        try container.encode(title, forKey: .title)
+        try container.encode(state, forKey: .state)
+        try container.encode(revision, forKey: .revision)
+        try container.encode(syncedRevision, forKey: .syncedRevision)
+        try container.encode(attempts, forKey: .attempts)
+        try container.encode(nextAttemptAt, forKey: .nextAttemptAt)
+        try container.encode(lastError, forKey: .lastError)
+        try container.encode(blocked, forKey: .blocked)
+        try container.encode(image, forKey: .image)
+        try container.encode(remoteImage, forKey: .remoteImage)
+    }
+}
+
+/// ISO 8601 timestamps in UTC, e.g. `2026-11-20T10:00:00Z`.
+enum ISO8601 {
+    static func string(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
+            .timeSeparator(.colon).timeZone(separator: .omitted))
+    }
+}

@@ -1,0 +1,64 @@
+import CEditLine
+import Foundation
+import Synchronization
+
+/// The terminal line editor of `recipes edit`: libedit's readline interface with a history file and tab completion
+/// of command names (https://man.netbsd.org/editline.3).
+///
+/// libedit keeps its state in C globals, so one editor exists per process and is used from one thread at a time.
+final class LineEditor {
+    let historyPath: String
+    static let historyLimit: Int32 = 1000
+
+    /// Sets up libedit and loads the history file (a missing file is an empty history).
+    init(historyPath: String, commandNames: [String]) {
+        self.historyPath = historyPath
+        completionNames.withLock { $0 = commandNames }
+        recipes_editline_set_name("recipes")
+        using_history()
+        stifle_history(Self.historyLimit)
+        _ = read_history(historyPath)
+        recipes_editline_set_completion(completeCommandName)
+    }
+
+    /// Reads one line with `prompt`, or nil at end of input (Ctrl-D); non-blank lines join the history.
+    func readLine(prompt: String) -> String? {
+        guard let raw = readline(prompt) else { return nil }
+        defer { free(raw) }
+        let line = String(cString: raw)
+        if !line.trimmingCharacters(in: .whitespaces).isEmpty { add_history(raw) }
+        return line
+    }
+
+    /// Writes the history file (mode 0600: lines may hold private notes).
+    func saveHistory() {
+        if write_history(historyPath) == 0 {
+            _ = history_truncate_file(historyPath, Self.historyLimit)
+            chmod(historyPath, 0o600)
+        }
+    }
+}
+
+/// The names tab completion offers, set once per editor; read by the C completion callbacks.
+private let completionNames = Mutex<[String]>([])
+/// The matches of the word being completed, consumed one by one by libedit's generator protocol.
+private let pendingMatches = Mutex<[String]>([])
+
+/// libedit's attempted-completion hook: command names for the first word, file names after it.
+private let completeCommandName: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, _ in
+    guard start == 0, let text else { return nil }
+    recipes_editline_completion_over(1)
+    return rl_completion_matches(text, nextCommandName)
+}
+
+/// libedit's generator: state 0 starts a new completion; each call returns one strdup'ed match or nil.
+private let nextCommandName: @convention(c) (UnsafePointer<CChar>?, Int32) -> UnsafeMutablePointer<CChar>? = { text, state in
+    let prefix = text.map { String(cString: $0) } ?? ""
+    return pendingMatches.withLock { matches in
+        if state == 0 {
+            matches = completionNames.withLock { names in names.filter { $0.hasPrefix(prefix) } }
+        }
+        guard !matches.isEmpty else { return nil }
+        return strdup(matches.removeFirst())
+    }
+}

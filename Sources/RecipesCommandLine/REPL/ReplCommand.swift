@@ -1,0 +1,162 @@
+/// One parsed REPL command, ready to run.
+public enum ReplCommand: Equatable, Sendable {
+    case new(title: String)
+    case list
+    case show(id: Int64)
+    case edit(id: Int64, ReplEdit)
+    case delete(id: Int64)
+    case status(ids: [Int64])
+    case help(topic: String?)
+    case quit
+
+    /// Parses the words of one line, or throws a message saying what is wrong and the command's usage.
+    public static func parse(_ words: [String]) throws(CommandLineError) -> ReplCommand {
+        guard let name = words.first else { throw CommandLineError("empty command") }
+        let arguments = Array(words.dropFirst())
+        guard let spec = ReplCommandSpec.named(name) else {
+            throw CommandLineError("unknown command \"\(name)\"; type `help` for the list of commands")
+        }
+        return try spec.parse(arguments)
+    }
+}
+
+/// A change requested by a REPL command; `image set` names a file still to be checked and copied.
+public enum ReplEdit: Equatable, Sendable {
+    case title(String)
+    case description(String)
+    case yield(String)
+    case keywords(String)
+    case addIngredient(String)
+    case removeIngredient(Int)
+    case addStep(String)
+    case removeStep(Int)
+    case setImage(path: String)
+    case clearImage
+}
+
+/// The name, usage and summary of a REPL command; the table `help` prints and tab completion offers.
+public struct ReplCommandSpec: Sendable {
+    /// The command's first word.
+    public var name: String
+    /// How it is called, e.g. `title <id> <text>`.
+    public var usage: String
+    /// What it does, in one line.
+    public var summary: String
+
+    /// Every REPL command, in the order `help` lists them.
+    public static let all: [ReplCommandSpec] = [
+        .init(name: "new", usage: "new <title>", summary: "create a recipe; prints its id"),
+        .init(name: "list", usage: "list", summary: "one row per recipe: id, state, revision, title"),
+        .init(name: "show", usage: "show <id>", summary: "every field, the image and the sync state"),
+        .init(name: "title", usage: "title <id> <text>", summary: "set the name"),
+        .init(name: "description", usage: "description <id> <text>", summary: "set the description (\"\" clears)"),
+        .init(name: "yield", usage: "yield <id> <text>", summary: "set the yield, e.g. \"4 servings\""),
+        .init(name: "keywords", usage: "keywords <id> <text>", summary: "set comma-separated keywords"),
+        .init(name: "ingredient", usage: "ingredient add <id> <text> | ingredient rm <id> <n>",
+              summary: "append an ingredient / remove the n-th (from 1)"),
+        .init(name: "step", usage: "step add <id> <text> | step rm <id> <n>",
+              summary: "append an instruction step / remove the n-th (from 1)"),
+        .init(name: "image", usage: "image set <id> <path> | image clear <id>",
+              summary: "attach a copy of a JPEG, PNG, GIF or WebP file / detach it"),
+        .init(name: "delete", usage: "delete <id>", summary: "delete; the server's copy goes on the next sync"),
+        .init(name: "status", usage: "status [<id>...]", summary: "where each recipe stands with the server"),
+        .init(name: "help", usage: "help [<command>]", summary: "this list, or one command's usage"),
+        .init(name: "quit", usage: "quit", summary: "leave (also `exit` or Ctrl-D)"),
+        .init(name: "exit", usage: "exit", summary: "leave (also `quit` or Ctrl-D)"),
+    ]
+
+    /// The spec named `name`, if any.
+    public static func named(_ name: String) -> ReplCommandSpec? { all.first { $0.name == name } }
+
+    func usageError(_ problem: String? = nil) -> CommandLineError {
+        CommandLineError((problem.map { $0 + "; " } ?? "") + "usage: \(usage)")
+    }
+
+    func parse(_ arguments: [String]) throws(CommandLineError) -> ReplCommand {
+        switch name {
+        case "new":
+            let title = arguments.joined(separator: " ")
+            guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw usageError("a title is needed") }
+            return .new(title: title)
+        case "list":
+            guard arguments.isEmpty else { throw usageError("list takes no arguments") }
+            return .list
+        case "show":
+            guard arguments.count == 1 else { throw usageError() }
+            return .show(id: try Self.recipeID(arguments[0]))
+        case "title", "description", "yield", "keywords":
+            guard arguments.count >= 2 else { throw usageError() }
+            let id = try Self.recipeID(arguments[0])
+            let text = arguments.dropFirst().joined(separator: " ")
+            switch name {
+            case "title":
+                guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw usageError("a title cannot be empty") }
+                return .edit(id: id, .title(text))
+            case "description": return .edit(id: id, .description(text))
+            case "yield": return .edit(id: id, .yield(text))
+            default: return .edit(id: id, .keywords(text))
+            }
+        case "ingredient", "step":
+            guard arguments.count >= 2 else { throw usageError() }
+            let id = try Self.recipeID(arguments[1])
+            switch arguments[0] {
+            case "add":
+                guard arguments.count >= 3 else { throw usageError("the \(name) text is missing") }
+                let text = arguments.dropFirst(2).joined(separator: " ")
+                return .edit(id: id, name == "step" ? .addStep(text) : .addIngredient(text))
+            case "rm":
+                guard arguments.count == 3 else { throw usageError() }
+                let n = try Self.position(arguments[2], what: name)
+                return .edit(id: id, name == "step" ? .removeStep(n) : .removeIngredient(n))
+            default:
+                throw usageError("unknown \(name) action \"\(arguments[0])\"")
+            }
+        case "image":
+            guard arguments.count >= 2 else { throw usageError() }
+            let id = try Self.recipeID(arguments[1])
+            switch arguments[0] {
+            case "set":
+                guard arguments.count == 3, !arguments[2].isEmpty else {
+                    throw usageError("give one file path (quote it if it has spaces)")
+                }
+                return .edit(id: id, .setImage(path: arguments[2]))
+            case "clear":
+                guard arguments.count == 2 else { throw usageError() }
+                return .edit(id: id, .clearImage)
+            default:
+                throw usageError("unknown image action \"\(arguments[0])\"")
+            }
+        case "delete":
+            guard arguments.count == 1 else { throw usageError() }
+            return .delete(id: try Self.recipeID(arguments[0]))
+        case "status":
+            var ids: [Int64] = []
+            for argument in arguments { ids.append(try Self.recipeID(argument)) }
+            return .status(ids: ids)
+        case "help":
+            guard arguments.count <= 1 else { throw usageError() }
+            if let topic = arguments.first, Self.named(topic) == nil {
+                throw CommandLineError("no command \"\(topic)\"; type `help` for the list of commands")
+            }
+            return .help(topic: arguments.first)
+        default:  // quit, exit
+            guard arguments.isEmpty else { throw usageError("\(name) takes no arguments") }
+            return .quit
+        }
+    }
+
+    /// Parses a recipe id: a whole number from 1.
+    static func recipeID(_ text: String) throws(CommandLineError) -> Int64 {
+        guard let id = Int64(text), id >= 1 else {
+            throw CommandLineError("\"\(text)\" is not a recipe id; ids are the numbers `list` shows")
+        }
+        return id
+    }
+
+    static func position(_ text: String, what: String) throws(CommandLineError) -> Int {
+        guard let n = Int(text), n >= 1 else {
+            throw CommandLineError("\"\(text)\" is not a \(what) number; count from 1 as `show` lists them")
+        }
+        return n
+    }
+}

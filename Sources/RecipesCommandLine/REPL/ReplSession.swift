@@ -1,0 +1,133 @@
+import Foundation
+import RecipeModels
+import RecipeStore
+
+/// Runs REPL lines against a store: splits, parses, executes, and reports one line on failure.
+///
+/// A failed command changes nothing (each edit is one transaction) and prints one `error:` line on stderr.
+public final class ReplSession {
+    /// What running one line came to.
+    public enum LineResult: Equatable, Sendable {
+        /// The command succeeded.
+        case succeeded
+        /// The command failed and changed nothing.
+        case failed
+        /// A blank or comment line.
+        case skipped
+        /// `quit` or `exit`.
+        case quit
+    }
+
+    let store: RecipeStore
+    let configuration: ClientConfiguration
+    let console: any Console
+    let now: @Sendable () -> Date
+    let environment: [String: String]
+
+    /// Creates a session on `store`.
+    public init(
+        store: RecipeStore, configuration: ClientConfiguration, console: any Console,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.console = console
+        self.environment = environment
+        self.now = now
+    }
+
+    /// Runs one line; `location` (e.g. "line 3") prefixes the error message when given.
+    public func run(line: String, location: String? = nil) -> LineResult {
+        do {
+            let words: [String]
+            do {
+                words = try LineSplitter.split(line)
+            } catch {
+                throw CommandLineError(error.message)
+            }
+            if words.isEmpty { return .skipped }
+            let command = try ReplCommand.parse(words)
+            return try execute(command)
+        } catch {
+            let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+            console.err("error: " + (location.map { "\($0): " } ?? "") + message + "\n")
+            return .failed
+        }
+    }
+
+    func execute(_ command: ReplCommand) throws -> LineResult {
+        let formatter = RecipeFormatter(media: store.media, now: now())
+        switch command {
+        case .new(let title):
+            let recipe = try store.create(title: title)
+            console.out("created \(recipe.id)\n")
+        case .list:
+            console.out(formatter.list(try store.recipes()))
+        case .show(let id):
+            console.out(formatter.show(try store.recipe(id: id)))
+        case .edit(let id, let edit):
+            try apply(edit, to: id)
+        case .delete(let id):
+            try store.delete(id)
+        case .status(let ids):
+            console.out(formatter.status(try store.recipes(ids: ids.isEmpty ? nil : ids)))
+        case .help(let topic):
+            console.out(Self.help(topic: topic))
+        case .quit:
+            return .quit
+        }
+        return .succeeded
+    }
+
+    func apply(_ edit: ReplEdit, to id: Int64) throws {
+        let change: RecipeChange
+        switch edit {
+        case .title(let text): change = .title(text)
+        case .description(let text): change = .description(text)
+        case .yield(let text): change = .yield(text)
+        case .keywords(let text): change = .keywords(text)
+        case .addIngredient(let text): change = .addIngredient(text)
+        case .removeIngredient(let n): change = .removeIngredient(n)
+        case .addStep(let text): change = .addStep(text)
+        case .removeStep(let n): change = .removeStep(n)
+        case .clearImage: change = .clearImage
+        case .setImage(let path):
+            _ = try store.recipe(id: id)  // an unknown id fails before any copying
+            let staged = try store.media.stage(from: expandTilde(path), maxBytes: configuration.imageMaxBytes)
+            do {
+                try store.apply(.setImage(staged), to: id)
+            } catch {
+                store.media.discard(staged)
+                throw error
+            }
+            return
+        }
+        try store.apply(change, to: id)
+    }
+
+    func expandTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/"), let home = environment["HOME"], !home.isEmpty else { return path }
+        return home + path.dropFirst()
+    }
+
+    /// The text of `help`, or of `help <command>`.
+    public static func help(topic: String?) -> String {
+        if let topic, let spec = ReplCommandSpec.named(topic) {
+            return "usage: \(spec.usage)\n  \(spec.summary)\n"
+        }
+        let width = ReplCommandSpec.all.map(\.usage.count).max() ?? 0
+        var text = "Commands (ids are the numbers `list` shows; quote text with spaces or use it as the last words):\n"
+        for spec in ReplCommandSpec.all where spec.name != "exit" {
+            let usage = spec.usage.contains("|") ? spec.usage.replacingOccurrences(of: " | ", with: "\n  ") : spec.usage
+            let lines = usage.split(separator: "\n").map(String.init)
+            for (index, line) in lines.enumerated() {
+                let padded = line.trimmingCharacters(in: .whitespaces)
+                    .padding(toLength: max(width, 26), withPad: " ", startingAt: 0)
+                text += "  " + padded + (index == 0 ? "  " + spec.summary : "") + "\n"
+            }
+        }
+        return text.split(separator: "\n").map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
+            .joined(separator: "\n") + "\n"
+    }
+}
