@@ -123,7 +123,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RecipeStoreTests",
-            dependencies: ["RecipeStore", "RecipeModels"],
+            dependencies: ["RecipeStore", "RecipeModels", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -133,7 +133,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RecipesCommandLineTests",
-            dependencies: ["RecipesCommandLine", "RecipeStore", "RecipeModels"],
+            dependencies: ["RecipesCommandLine", "RecipeStore", "RecipeModels", "RecipesExecutable"],
             swiftSettings: strictSettings
         ),
         // @@TRANSPORT-TESTS@@ (the transport work adds its test target here)
@@ -146,17 +146,23 @@ let package = Package(
         // @@SERVER-TESTS@@ (the server work adds its test targets here)
         .testTarget(
             name: "ReferenceServerTests",
-            dependencies: ["ReferenceServer"],
+            dependencies: ["ReferenceServer", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Transport", "ReferenceServer"],
+            dependencies: ["Transport", "ReferenceServer", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
 
         // MARK: Benchmarks (release builds, run by `make bench`)
         // @@BENCHMARKS@@ (each benchmark executable is added here, path: "Benchmarks/<Name>")
+        .executableTarget(
+            name: "EngineBenchmark",
+            dependencies: ["OperationEngine"],
+            path: "Benchmarks/EngineBenchmark",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "TransportBenchmark",
             dependencies: ["Transport"],

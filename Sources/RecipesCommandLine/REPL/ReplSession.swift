@@ -116,14 +116,14 @@ public final class ReplSession {
         if let topic, let spec = ReplCommandSpec.named(topic) {
             return "usage: \(spec.usage)\n  \(spec.summary)\n"
         }
-        let width = ReplCommandSpec.all.map(\.usage.count).max() ?? 0
+        let width = ReplCommandSpec.all.flatMap { $0.usage.components(separatedBy: " | ") }.map(\.count).max() ?? 0
         var text = "Commands (ids are the numbers `list` shows; quote text with spaces or use it as the last words):\n"
         for spec in ReplCommandSpec.all where spec.name != "exit" {
             let usage = spec.usage.contains("|") ? spec.usage.replacingOccurrences(of: " | ", with: "\n  ") : spec.usage
             let lines = usage.split(separator: "\n").map(String.init)
             for (index, line) in lines.enumerated() {
                 let padded = line.trimmingCharacters(in: .whitespaces)
-                    .padding(toLength: max(width, 26), withPad: " ", startingAt: 0)
+                    .padding(toLength: width, withPad: " ", startingAt: 0)
                 text += "  " + padded + (index == 0 ? "  " + spec.summary : "") + "\n"
             }
         }

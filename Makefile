@@ -1,0 +1,64 @@
+# recipes — build, test, demo and benchmarks. `make demo` and `make test` work on a fresh Debian machine with only
+# Swift installed: the system packages they need are installed with apt-get when missing.
+SHELL := /bin/bash
+export PATH := $(PATH):/opt/swift/usr/bin
+SWIFT ?= swift
+BUILD ?= .build
+PREFIX ?= /usr/local
+# Debian packages the build, the tests and the demo need (the C libraries behind CCurl, CEditLine and GRDB, the
+# crontab command, and the tools the tests start: python3 and openssl for a local HTTPS endpoint).
+APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config cron sqlite3 python3 openssl curl
+RELEASE_FLAGS := -c release --static-swift-stdlib
+
+.PHONY: all deps migrations build debug test tsan demo bench install clean
+
+all: build
+
+## deps: install the Debian packages that are missing (with sudo when not root); does nothing when all are present
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "installing:$$missing"; \
+	    if [ "$$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@command -v $(SWIFT) >/dev/null || { echo "swift not found: install Swift 6 (https://swift.org/install) and put it on PATH"; exit 1; }
+
+## migrations: embed migrations/*.sql into the binary's source
+migrations:
+	@./scripts/embed-migrations.sh
+
+## build: release binaries in $(BUILD)/release (recipes, recipes-server)
+build: deps migrations
+	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes
+	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes-server
+	@echo "binaries: $(BUILD)/release/recipes $(BUILD)/release/recipes-server"
+
+debug: deps migrations
+	$(SWIFT) build --scratch-path $(BUILD)
+
+## test: the whole test suite (unit, store, REPL, end-to-end against the built binaries)
+test: deps migrations
+	$(SWIFT) build --build-tests --scratch-path $(BUILD)
+	$(SWIFT) test --skip-build --scratch-path $(BUILD)
+
+## tsan: the operation engine's tests under ThreadSanitizer
+tsan: deps
+	$(SWIFT) test --scratch-path $(BUILD)-tsan --sanitize=thread --filter OperationEngineTests
+
+## demo: the main job end to end on its own, in temporary folders
+demo: build
+	@BUILD=$(BUILD) ./scripts/demo.sh
+
+## bench: release benchmarks; figures written to BENCHMARKS.md with the machine and date
+bench: build
+	@BUILD=$(BUILD) ./scripts/bench.sh > BENCHMARKS.md.tmp && mv BENCHMARKS.md.tmp BENCHMARKS.md && cat BENCHMARKS.md
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/release/recipes $(BUILD)/release/recipes-server $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-tsan

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import RecipeModels
+
+@Suite("Sync state shown to the user")
+struct SyncInfoTests {
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    let utc = TimeZone(identifier: "UTC")!
+
+    @Test("a live lease reads as uploading, a lapsed one as pending")
+    func leaseDecidesUploading() {
+        var sync = SyncInfo(state: .uploading, revision: 2, leaseOwner: "4242:1", leaseExpiresAt: now + 10)
+        #expect(sync.effectiveState(at: now) == .uploading)
+        #expect(sync.leaseProcessID == 4242)
+        sync.leaseExpiresAt = now - 1
+        #expect(sync.effectiveState(at: now) == .pending)
+    }
+
+    @Test("a backoff whose time has passed reads as pending; one in the future as waiting")
+    func backoffDecidesWaiting() {
+        var sync = SyncInfo(state: .waiting, revision: 2, attempts: 1, nextAttemptAt: now + 60)
+        #expect(sync.effectiveState(at: now) == .waiting)
+        sync.nextAttemptAt = now - 60
+        #expect(sync.effectiveState(at: now) == .pending)
+    }
+
+    @Test("cancelled, failed, synced and deleting are shown as stored")
+    func terminalStatesAsStored() {
+        for state in [SyncState.cancelled, .failed, .synced, .deleting] {
+            #expect(SyncInfo(state: state, revision: 1).effectiveState(at: now) == state)
+        }
+    }
+
+    @Test("blocked says why in words, and nothing when synced")
+    func blockedReasons() {
+        let clock = BlockedReason.clockTime(now + 600, now: now, timeZone: utc)
+        #expect(BlockedReason.describe(SyncInfo(state: .synced, revision: 3, syncedRevision: 3), at: now) == nil)
+        #expect(BlockedReason.describe(
+            SyncInfo(state: .waiting, revision: 2, attempts: 1, nextAttemptAt: now + 600, lastError: "503"),
+            at: now, timeZone: utc) == "retry at \(clock) after 503")
+        #expect(BlockedReason.describe(
+            SyncInfo(state: .pending, revision: 2, leaseOwner: "4242:9", leaseExpiresAt: now + 5), at: now)
+            == "uploading in pid 4242")
+        #expect(BlockedReason.describe(SyncInfo(state: .cancelled, revision: 2), at: now)?.hasPrefix("cancelled") == true)
+        #expect(BlockedReason.describe(
+            SyncInfo(state: .failed, revision: 2, lastError: "413 image too large"), at: now)?
+            .hasPrefix("failed: 413 image too large") == true)
+        #expect(BlockedReason.describe(
+            SyncInfo(state: .pending, revision: 2, offlineSince: now - 60), at: now, timeZone: utc)
+            == "offline since \(BlockedReason.clockTime(now - 60, now: now, timeZone: utc))")
+    }
+
+    @Test("clock times show the date only when not today")
+    func clockTimes() {
+        let noon = Date(timeIntervalSince1970: TimeInterval(1_790_000_000 - 1_790_000_000 % 86_400 + 43_200))
+        #expect(BlockedReason.clockTime(noon + 60, now: noon, timeZone: utc) == "12:01")
+        #expect(BlockedReason.clockTime(noon + 86_400, now: noon, timeZone: utc).count == "yyyy-MM-dd HH:mm".count)
+    }
+}

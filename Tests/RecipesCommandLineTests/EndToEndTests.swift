@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import RecipeStore
+
+@Suite("The built recipes binary, driven as a user would")
+struct EndToEndTests {
+    @Test("a scripted session prints exactly the expected output and exits 0")
+    func scriptedSession() throws {
+        let dir = TemporaryDirectory()
+        let script = """
+            # a comment, then a blank line
+
+            new Tomato soup
+            yield 1 "4 servings"
+            ingredient add 1 2 tomatoes
+            step add 1 'Chop, then simmer.'
+            list
+            new Bread
+            quit
+            new never reached
+            """
+        let result = try runRecipes(["edit", "--home", dir.homePath], input: script)
+        #expect(result.stderr == "")
+        #expect(result.status == 0)
+        #expect(result.stdout == """
+            created 1
+            ID  STATE    REV  TITLE
+            1   pending  4    Tomato soup
+            created 2
+
+            """)
+    }
+
+    @Test("scripted mode keeps going after a failure and exits 1; --bail stops at the first")
+    func failuresAndBail() throws {
+        let dir = TemporaryDirectory()
+        let script = "new A\nshow 9\nnew B\n"
+        let result = try runRecipes(["--home", dir.homePath, "edit"], input: script)
+        #expect(result.status == 1)
+        #expect(result.stdout == "created 1\ncreated 2\n")
+        #expect(result.stderr == "error: line 2: no recipe with id 9; `list` shows the ids\n")
+        let bailed = try runRecipes(["edit", "--bail", "--home", dir.homePath], input: script)
+        #expect(bailed.status == 1)
+        #expect(bailed.stdout == "created 3\n")
+    }
+
+    @Test("status --json has exactly the contract's keys")
+    func statusJSONKeys() throws {
+        let dir = TemporaryDirectory()
+        _ = try runRecipes(["edit", "--home", dir.homePath], input: "new Soup\n")
+        let result = try runRecipes(["status", "--json", "--home", dir.homePath])
+        #expect(result.status == 0)
+        let array = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(array.count == 1)
+        #expect(Set(array[0].keys) == [
+            "id", "uuid", "title", "state", "revision", "syncedRevision", "attempts", "nextAttemptAt", "lastError",
+            "blocked", "image", "remoteImage",
+        ])
+        #expect(array[0]["state"] as? String == "pending")
+        #expect(array[0]["nextAttemptAt"] is NSNull)
+        let list = try runRecipes(["list", "--json", "--home", dir.homePath])
+        #expect(list.stdout.hasPrefix("[{\"id\":1,"))
+        let show = try runRecipes(["show", "1", "--json", "--home", dir.homePath])
+        #expect(show.stdout.contains("\"title\":\"Soup\""))
+    }
+
+    @Test("RECIPES_HOME is honoured and --home overrides it")
+    func homeResolution() throws {
+        let dir = TemporaryDirectory()
+        let other = dir.url.appendingPathComponent("other").path
+        _ = try runRecipes(["edit"], input: "new In env home\n", environment: ["RECIPES_HOME": dir.homePath])
+        let viaEnv = try runRecipes(["list"], environment: ["RECIPES_HOME": dir.homePath])
+        #expect(viaEnv.stdout.contains("In env home"))
+        let viaOption = try runRecipes(["list", "--home", other], environment: ["RECIPES_HOME": dir.homePath])
+        #expect(!viaOption.stdout.contains("In env home"))
+    }
+
+    @Test("usage errors exit 64; unknown ids exit 1 with one line; a foreign file is refused untouched")
+    func badInvocations() throws {
+        let dir = TemporaryDirectory()
+        #expect(try runRecipes(["frobnicate", "--home", dir.homePath]).status == 64)
+        #expect(try runRecipes(["show", "--home", dir.homePath]).status == 64)
+        #expect(try runRecipes(["show", "abc", "--home", dir.homePath]).status == 64)
+        let missing = try runRecipes(["show", "5", "--home", dir.homePath])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "recipes: no recipe with id 5; `list` shows the ids\n")
+        let notes = dir.url.appendingPathComponent("notes")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+        let db = notes.appendingPathComponent("recipes.sqlite3")
+        try Data("my shopping list".utf8).write(to: db)
+        let refused = try runRecipes(["list", "--home", notes.path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("is not a SQLite database"))
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+        #expect(try Data(contentsOf: db) == Data("my shopping list".utf8))
+    }
+
+    @Test("config show never prints the token; set and get round-trip; bad keys exit 1")
+    func configCommands() throws {
+        let dir = TemporaryDirectory()
+        let home = ["--home", dir.homePath]
+        #expect(try runRecipes(["config", "set", "server.url", "http://127.0.0.1:8080"] + home).status == 0)
+        #expect(try runRecipes(["config", "set", "server.token", "-"] + home, input: "tok-12345\n").status == 0)
+        #expect(try runRecipes(["config", "get", "server.url"] + home).stdout == "http://127.0.0.1:8080\n")
+        let shown = try runRecipes(["config", "show"] + home)
+        #expect(shown.status == 0)
+        #expect(!shown.stdout.contains("tok-12345"))
+        #expect(shown.stdout.contains("server.token = (set, hidden)"))
+        let token = try runRecipes(["config", "get", "server.token"] + home)
+        #expect(!token.stdout.contains("tok-12345"))
+        let envShown = try runRecipes(["config", "show"] + home, environment: ["RECIPES_TOKEN": "env-secret"])
+        #expect(!envShown.stdout.contains("env-secret"))
+        let bad = try runRecipes(["config", "set", "server.colour", "red"] + home)
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("unknown setting \"server.colour\""))
+        let badValue = try runRecipes(["config", "set", "sync.jobs", "0"] + home)
+        #expect(badValue.status == 1)
+        #expect(try runRecipes(["config", "get", "sync.jobs"] + home).stdout == "4\n")
+        #expect(try runRecipes(["config", "get", "server.ca_bundle"] + home).status == 1)
+    }
+
+    @Test("two processes editing one recipe at once lose no edit")
+    func concurrentWriters() throws {
+        let dir = TemporaryDirectory()
+        _ = try runRecipes(["edit", "--home", dir.homePath], input: "new Shared\n")
+        let perProcess = 150
+        let results = Mutex<[ProcessResult]>([])
+        let homePath = dir.homePath
+        let threads = (0..<2).map { worker in
+            Thread {
+                let script = (0..<perProcess).map { "ingredient add 1 item \(worker)-\($0)" }.joined(separator: "\n")
+                let result = try! runRecipes(["edit", "--home", homePath], input: script)
+                results.withLock { $0.append(result) }
+            }
+        }
+        threads.forEach { $0.start() }
+        while results.withLock({ $0.count }) < 2 { usleep(10_000) }
+        for result in results.withLock({ $0 }) {
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let store = try RecipeStore(home: dir.home)
+        let recipe = try store.recipe(id: 1)
+        #expect(recipe.ingredients.count == 2 * perProcess)
+        #expect(recipe.sync.revision == Int64(1 + 2 * perProcess))
+    }
+}
+
+import Synchronization

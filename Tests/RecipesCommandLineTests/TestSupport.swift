@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+@testable import RecipeStore
+@testable import RecipesCommandLine
+
+/// A fresh folder under the system temporary directory, removed when the value is released.
+final class TemporaryDirectory {
+    let url: URL
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("recipes-test-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    var homePath: String { url.appendingPathComponent("home").path }
+    var home: RecipesHome { RecipesHome(url: URL(fileURLWithPath: homePath), isExplicit: true) }
+
+    /// Writes `bytes` to `name` in the folder and returns its path.
+    func file(_ name: String, _ bytes: [UInt8]) -> String {
+        let path = url.appendingPathComponent(name).path
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }
+}
+
+/// Bytes that start like a PNG, followed by filler.
+func pngBytes(size: Int = 64, seed: UInt8 = 1) -> [UInt8] {
+    [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<max(0, size - 8)).map { UInt8(truncatingIfNeeded: $0) &+ seed }
+}
+
+/// A console that keeps what was written, for assertions.
+final class CapturingConsole: Console {
+    private let buffers = Mutex<(out: String, err: String)>(("", ""))
+    func out(_ text: String) { buffers.withLock { $0.out += text } }
+    func err(_ text: String) { buffers.withLock { $0.err += text } }
+    var stdout: String { buffers.withLock { $0.out } }
+    var stderr: String { buffers.withLock { $0.err } }
+    func reset() { buffers.withLock { $0 = ("", "") } }
+}
+
+/// The result of running the built `recipes` binary.
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the built `recipes` binary with `arguments`, feeding `input` on stdin, with a clean environment.
+func runRecipes(
+    _ arguments: [String], input: String = "", environment: [String: String] = [:], binary: String = "recipes"
+) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = builtProduct(binary)
+    process.arguments = arguments
+    var env = ["PATH": "/usr/bin:/bin", "HOME": FileManager.default.temporaryDirectory.path, "LANG": "C.UTF-8"]
+    env.merge(environment) { $1 }
+    process.environment = env
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    let writer = Thread {
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try? stdin.fileHandleForWriting.close()
+    }
+    writer.start()
+    let errData = Mutex(Data())
+    let errReader = Thread { errData.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() } }
+    errReader.start()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
+    return ProcessResult(
+        status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+        stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+}
+
+/// The path of a product built next to the test bundle (e.g. `.build/debug/recipes`).
+func builtProduct(_ name: String) -> URL {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = directory.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)")
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `make demo`: the editing half of recipes end to end, in a temporary home that is removed afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-.build}
+recipes="$PWD/$BUILD/release/recipes"
+home=$(mktemp -d /tmp/recipes-demo.XXXXXX)
+trap 'rm -rf "$home"' EXIT
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "A fresh home: $home"
+step "Creating sample recipes with images (demo/recipes.txt piped into \`recipes edit\`)"
+"$recipes" edit --home "$home" < demo/recipes.txt
+step "recipes list"
+"$recipes" list --home "$home"
+step "recipes show 1"
+"$recipes" show 1 --home "$home"
+step "recipes status"
+"$recipes" status --home "$home"
+step "What the home holds"
+(cd "$home" && find . -type f | sort)
