@@ -3,7 +3,12 @@
 // libedit's readline-compatible interface, for the REPL of `recipes edit` on a terminal.
 // Its settings are C globals; Swift 6 does not let code assign them directly, so these typed
 // `static inline` setters do (https://man.netbsd.org/editline.3).
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include <editline/readline.h>
 
 /// Names the program for libedit's settings file (~/.editrc).
@@ -16,5 +21,75 @@ static inline void recipes_editline_set_completion(rl_completion_func_t *functio
 
 /// Tells libedit not to fall back to file-name completion for the current word.
 static inline void recipes_editline_completion_over(int over) { rl_attempted_completion_over = over; }
+
+/// Set by the SIGINT handler while a line is read; cleared by `recipes_editline_take_interrupt`.
+/// (Function-local statics: Swift emits the inline functions that own them, but not header-level globals.)
+static inline volatile sig_atomic_t *recipes_editline_interrupted(void) {
+    static volatile sig_atomic_t interrupted = 0;
+    return &interrupted;
+}
+
+/// The thread blocked in readline. The signal may land on any thread of the process (Swift's async main runs
+/// commands on pool threads), so the handler forwards it to this one, whose read() must see EINTR.
+static inline pthread_t *recipes_editline_reader(void) {
+    static pthread_t reader;
+    return &reader;
+}
+
+static inline void recipes_editline_on_sigint(int signal_number) {
+    *recipes_editline_interrupted() = 1;
+    if (!pthread_equal(pthread_self(), *recipes_editline_reader())) {
+        pthread_kill(*recipes_editline_reader(), signal_number);
+    }
+}
+
+/// Reads one byte for libedit. A Ctrl-C interrupts the read (the handler is installed without SA_RESTART) and
+/// reads as end of input, so readline returns and the caller can drop the line instead of the whole REPL.
+static inline int recipes_editline_getc(FILE *stream) {
+    unsigned char byte;
+    for (;;) {
+        ssize_t count = read(fileno(stream), &byte, 1);
+        if (count == 1) return byte;
+        if (count == 0) return EOF;
+        if (errno == EINTR && !*recipes_editline_interrupted()) continue;
+        return EOF;
+    }
+}
+
+/// Lets the REPL handle Ctrl-C itself: libedit installs no signal handlers and reads through our getc.
+static inline void recipes_editline_take_over_interrupts(void) {
+    rl_catch_signals = 0;
+    rl_getc_function = recipes_editline_getc;
+}
+
+/// Installs the SIGINT handler for the duration of one read, saving the previous one, and unblocks SIGINT on
+/// the calling thread (pool threads of Swift concurrency start with every signal blocked).
+static inline void recipes_editline_catch_sigint(struct sigaction *previous, sigset_t *previous_mask) {
+    sigset_t interrupt_only;
+    sigemptyset(&interrupt_only);
+    sigaddset(&interrupt_only, SIGINT);
+    pthread_sigmask(SIG_UNBLOCK, &interrupt_only, previous_mask);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = recipes_editline_on_sigint;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;
+    *recipes_editline_interrupted() = 0;
+    *recipes_editline_reader() = pthread_self();
+    sigaction(SIGINT, &action, previous);
+}
+
+/// Restores the SIGINT handler and signal mask saved by `recipes_editline_catch_sigint`.
+static inline void recipes_editline_restore_sigint(const struct sigaction *previous, const sigset_t *previous_mask) {
+    sigaction(SIGINT, previous, NULL);
+    pthread_sigmask(SIG_SETMASK, previous_mask, NULL);
+}
+
+/// Whether a Ctrl-C arrived during the last read; clears the note.
+static inline int recipes_editline_take_interrupt(void) {
+    int interrupted = *recipes_editline_interrupted();
+    *recipes_editline_interrupted() = 0;
+    return interrupted;
+}
 
 #endif

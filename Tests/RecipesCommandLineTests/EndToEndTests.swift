@@ -146,3 +146,32 @@ struct EndToEndTests {
 }
 
 import Synchronization
+
+@Suite("recipes edit on a terminal")
+struct TerminalTests {
+    @Test("on a terminal: a prompt, tab completion of command names, Ctrl-C drops the line, history is saved")
+    func interactiveSession() throws {
+        let dir = TemporaryDirectory()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/pty_session.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, builtProduct("recipes").path, dir.homePath]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(output.contains("recipes> "))
+        #expect(output.contains("created 1"))
+        #expect(output.hasSuffix("EXIT 0\n"), "Ctrl-C did not end the REPL; Ctrl-D did, with status 0")
+        let store = try RecipeStore(home: dir.home)
+        let recipe = try store.recipe(id: 1)
+        // `ingr<TAB> add 1 water` only adds an ingredient if the tab completed the command name.
+        #expect(recipe.ingredients.map(\.text) == ["water"])
+        #expect(recipe.title == "Soup", "the line cancelled with Ctrl-C was not run")
+        let history = try String(contentsOf: dir.home.historyURL, encoding: .utf8)
+        #expect(history.contains("new\\040Soup") || history.contains("new Soup"))
+        #expect(!history.contains("half"), "the cancelled line is not in the history")
+    }
+}

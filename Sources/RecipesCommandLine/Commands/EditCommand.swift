@@ -60,8 +60,16 @@ struct EditCommand: ParsableCommand {
         let editor = LineEditor(
             historyPath: context.home.historyURL.path, commandNames: ReplCommandSpec.all.map(\.name))
         context.console.out("recipes \(RecipesCommand.version) — type `help` for commands, Ctrl-D to leave\n")
-        while let line = editor.readLine(prompt: "recipes> ") {
-            if session.run(line: line) == .quit { break }
+        reading: while true {
+            switch editor.read(prompt: "recipes> ") {
+            case .line(let line):
+                if session.run(line: line) == .quit { break reading }
+            case .interrupted:
+                context.console.out("\n")
+            case .endOfInput:
+                context.console.out("\n")
+                break reading
+            }
         }
         editor.saveHistory()
     }

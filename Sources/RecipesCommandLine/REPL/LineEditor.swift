@@ -1,6 +1,9 @@
 import CEditLine
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The terminal line editor of `recipes edit`: libedit's readline interface with a history file and tab completion
 /// of command names (https://man.netbsd.org/editline.3).
@@ -15,19 +18,36 @@ final class LineEditor {
         self.historyPath = historyPath
         completionNames.withLock { $0 = commandNames }
         recipes_editline_set_name("recipes")
+        recipes_editline_take_over_interrupts()
         using_history()
         stifle_history(Self.historyLimit)
         _ = read_history(historyPath)
         recipes_editline_set_completion(completeCommandName)
     }
 
-    /// Reads one line with `prompt`, or nil at end of input (Ctrl-D); non-blank lines join the history.
-    func readLine(prompt: String) -> String? {
-        guard let raw = readline(prompt) else { return nil }
+    /// What the person at the terminal did.
+    enum Input: Equatable {
+        /// Entered a line.
+        case line(String)
+        /// Pressed Ctrl-C: the line being typed is dropped.
+        case interrupted
+        /// Pressed Ctrl-D on an empty line, or the terminal went away.
+        case endOfInput
+    }
+
+    /// Reads one line with `prompt`; non-blank lines join the history. Ctrl-C abandons the line, not the REPL.
+    func read(prompt: String) -> Input {
+        var previous = sigaction()
+        var previousMask = sigset_t()
+        recipes_editline_catch_sigint(&previous, &previousMask)
+        defer { recipes_editline_restore_sigint(&previous, &previousMask) }
+        guard let raw = readline(prompt) else {
+            return recipes_editline_take_interrupt() != 0 ? .interrupted : .endOfInput
+        }
         defer { free(raw) }
         let line = String(cString: raw)
         if !line.trimmingCharacters(in: .whitespaces).isEmpty { add_history(raw) }
-        return line
+        return .line(line)
     }
 
     /// Writes the history file (mode 0600: lines may hold private notes).
