@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The folder that holds all of one user's client state, and the paths inside it.
 ///
@@ -45,16 +48,23 @@ public struct RecipesHome: Sendable, Equatable {
 
     /// Creates the home and its folders when missing (mode 0700 for the home).
     public func createDirectories() throws(StoreError) {
-        let fm = FileManager.default
-        do {
-            if !fm.fileExists(atPath: url.path) {
-                try fm.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Self.makeDirectory(url.path, mode: 0o700)
+        for sub in [mediaURL, outboxURL, logsURL] { try Self.makeDirectory(sub.path, mode: 0o755) }
+    }
+
+    /// `mkdir -p` with a message that names the path and the reason (`errno`), and what to do.
+    static func makeDirectory(_ path: String, mode: mode_t) throws(StoreError) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw StoreError(.notAFolder(path: path))
             }
-            for sub in [mediaURL, outboxURL, logsURL] where !fm.fileExists(atPath: sub.path) {
-                try fm.createDirectory(at: sub, withIntermediateDirectories: true)
-            }
-        } catch {
-            throw StoreError(.fileSystem(path: url.path, detail: Self.describe(error)))
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try makeDirectory(parent, mode: 0o755) }
+        if mkdir(path, mode) != 0 && errno != EEXIST {
+            throw StoreError(.fileSystem(path: path, detail: String(cString: strerror(errno))))
         }
     }
 

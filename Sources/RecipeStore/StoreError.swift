@@ -20,6 +20,7 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case imageNotRecognised(path: String)
         case noImage(id: Int64)
         case fileSystem(path: String, detail: String)
+        case notAFolder(path: String)
         case database(detail: String)
     }
 
@@ -66,6 +67,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             return "recipe \(id) has no image; nothing to clear"
         case .fileSystem(let path, let detail):
             return "cannot write \(path): \(detail); check free space and permissions"
+        case .notAFolder(let path):
+            return "\(path) exists and is not a folder; choose another home with --home or RECIPES_HOME"
         case .database(let detail):
             return "database error: \(detail)"
         }
