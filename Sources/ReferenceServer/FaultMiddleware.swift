@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// Applies the `--fault` rules: latency, injected statuses, resets mid-body, lost acknowledgements and stalls.
+struct FaultMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
+    /// The rules and their counters.
+    let plan: FaultPlan
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let decision = plan.decide(method: request.method.rawValue, path: request.uri.path)
+        context.record?.applied(fault: decision.logDescription)
+        if decision.latency > .zero { try await Task.sleep(for: decision.latency) }
+        guard let rule = decision.rule else { return try await next(request, context) }
+
+        switch rule.action {
+        case .latency:
+            return try await next(request, context)
+        case .status(let code, let retryAfter):
+            var headers: HTTPFields = [.contentType: "application/json"]
+            switch retryAfter {
+            case .seconds(let seconds)?: headers[.retryAfter] = String(seconds)
+            case .httpDate(let ahead)?: headers[.retryAfter] = Self.httpDate(Date().addingTimeInterval(Double(ahead)))
+            case nil: break
+            }
+            let error = ServerError(status: .init(code: code), code: "injected-fault",
+                                    message: "Fault injected by recipes-server --fault \"\(rule.description)\".", headers: headers)
+            return try error.response(from: request, context: context)
+        case .reset(let afterBytes):
+            if afterBytes > 0 {
+                var seen: Int64 = 0
+                for try await chunk in request.body {
+                    seen += Int64(chunk.readableBytes)
+                    context.record?.received(chunk.readableBytes)
+                    if seen >= afterBytes { break }
+                }
+            }
+            await Self.reset(context.channel)
+            throw ConnectionDropped(fault: rule.action.logName)
+        case .lostAcknowledgement:
+            _ = try await next(request, context)
+            try? await context.channel.close(mode: .all)
+            throw ConnectionDropped(fault: rule.action.logName)
+        case .stall:
+            for try await chunk in request.body { context.record?.received(chunk.readableBytes) }
+            context.record?.bodyEnded()
+            let channel = context.channel
+            await withGracefulShutdownHandler {
+                await withTaskCancellationHandler {
+                    try? await channel.closeFuture.get()
+                } onCancel: {
+                    channel.close(promise: nil)
+                }
+            } onGracefulShutdown: {
+                channel.close(promise: nil)
+            }
+            throw ConnectionDropped(fault: rule.action.logName)
+        }
+    }
+
+    /// Closes the connection with a TCP reset (SO_LINGER 0), so the client sees "connection reset by peer".
+    static func reset(_ channel: any Channel) async {
+        if let provider = channel as? any SocketOptionProvider {
+            try? await provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+        }
+        try? await channel.close(mode: .all)
+    }
+
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Hummingbird
+
+/// An error answer of the server: an HTTP status with the contract's `{"error":…, "message":…}` body.
+public struct ServerError: Error, LocalizedError, HTTPResponseError, Sendable, Equatable {
+    /// The HTTP status code.
+    public var status: HTTPResponse.Status
+    /// The machine-readable code, e.g. `sha256-mismatch`.
+    public var code: String
+    /// What went wrong and what to do, for a person.
+    public var message: String
+    /// Extra JSON members merged into the body (e.g. `version` of a 409).
+    public var extra: [String: Int] = [:]
+    /// Extra headers (e.g. `WWW-Authenticate`).
+    public var headers: HTTPFields = [:]
+
+    /// The message, so the error reads well when it reaches a log.
+    public var errorDescription: String? { message }
+
+    /// Builds the JSON error answer.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json"
+        let body = request.method == .head ? ByteBuffer() : ByteBuffer(data: jsonBody())
+        return Response(status: status, headers: fields, body: .init(byteBuffer: body))
+    }
+
+    /// The body bytes: `{"error":…,"message":…}` plus any extra members.
+    func jsonBody() -> Data {
+        var object: [String: Any] = ["error": code, "message": message]
+        for (key, value) in extra { object[key] = value }
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    }
+}
+
+extension ServerError {
+    /// 400: a path parameter is malformed.
+    static func badPath(_ message: String) -> ServerError { ServerError(status: .badRequest, code: "bad-request", message: message) }
+    /// 422: the request is well-formed but its content is not acceptable.
+    static func invalid(_ message: String) -> ServerError { ServerError(status: .unprocessableContent, code: "invalid", message: message) }
+    /// 404: nothing stored under this path.
+    static func notFound(_ message: String) -> ServerError { ServerError(status: .notFound, code: "not-found", message: message) }
+}

@@ -1,0 +1,124 @@
+internal import CCurl
+
+/// The one owner of a libcurl easy handle, its header list and its error buffer; all are freed in `deinit`.
+///
+/// Used by one thread at a time: built on the caller's task, then handed to the transfer loop's thread.
+final class CurlEasy {
+    /// The raw `CURL *` (https://curl.se/libcurl/c/curl_easy_init.html).
+    let handle: UnsafeMutableRawPointer
+    /// libcurl writes its detailed error text here (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The request headers (CURLOPT_HTTPHEADER), which libcurl does not copy.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+
+    /// Creates a fresh easy handle.
+    init() throws(TransportError) {
+        guard let handle = curl_easy_init() else {
+            throw TransportError(kind: .setupFailed, message: "libcurl could not create a transfer handle")
+        }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    /// libcurl's detailed error text for the last failure, or "" if it wrote none.
+    var errorText: String {
+        String(cString: errorBuffer)
+    }
+
+    // MARK: Options (https://curl.se/libcurl/c/curl_easy_setopt.html)
+
+    /// Sets an option that takes a `long`.
+    func set(_ option: CURLoption, _ value: Int) throws(TransportError) {
+        try check(recipes_curl_easy_setopt_long(handle, option, value), option)
+    }
+
+    /// Sets an option that takes a `curl_off_t`.
+    func set(_ option: CURLoption, offset value: Int64) throws(TransportError) {
+        try check(recipes_curl_easy_setopt_off(handle, option, curl_off_t(value)), option)
+    }
+
+    /// Sets an option that takes a string; libcurl copies it.
+    func set(_ option: CURLoption, _ value: String) throws(TransportError) {
+        let code = value.withCString { recipes_curl_easy_setopt_string(handle, option, $0) }
+        try check(code, option)
+    }
+
+    /// Sets an option that takes a data pointer.
+    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(TransportError) {
+        try check(recipes_curl_easy_setopt_pointer(handle, option, value), option)
+    }
+
+    /// Sets an option that takes a blob, which libcurl copies (CURL_BLOB_COPY).
+    func set(_ option: CURLoption, copyingBlob bytes: [UInt8]) throws(TransportError) {
+        let code = bytes.withUnsafeBytes { buffer -> CURLcode in
+            var blob = curl_blob(data: UnsafeMutableRawPointer(mutating: buffer.baseAddress), len: buffer.count,
+                                 flags: UInt32(CURL_BLOB_COPY))
+            return recipes_curl_easy_setopt_blob(handle, option, &blob)
+        }
+        try check(code, option)
+    }
+
+    /// Sets CURLOPT_HTTPHEADER to these `Name: value` lines, owned by this handle.
+    func setHeaders(_ lines: [String]) throws(TransportError) {
+        var list: UnsafeMutablePointer<curl_slist>? = headerList
+        for line in lines {
+            guard let appended = curl_slist_append(list, line) else {
+                throw TransportError(kind: .setupFailed, message: "libcurl could not allocate the request headers")
+            }
+            list = appended
+        }
+        headerList = list
+        try check(recipes_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list), CURLOPT_HTTPHEADER)
+    }
+
+    /// Sets CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION.
+    func set(_ option: CURLoption, writeFunction: curl_write_callback) throws(TransportError) {
+        try check(recipes_curl_easy_setopt_write_function(handle, option, writeFunction), option)
+    }
+
+    /// Sets CURLOPT_READFUNCTION.
+    func set(readFunction: curl_read_callback) throws(TransportError) {
+        try check(recipes_curl_easy_setopt_read_function(handle, readFunction), CURLOPT_READFUNCTION)
+    }
+
+    /// Sets CURLOPT_SEEKFUNCTION.
+    func set(seekFunction: curl_seek_callback) throws(TransportError) {
+        try check(recipes_curl_easy_setopt_seek_function(handle, seekFunction), CURLOPT_SEEKFUNCTION)
+    }
+
+    /// Sets CURLOPT_XFERINFOFUNCTION.
+    func set(progressFunction: curl_xferinfo_callback) throws(TransportError) {
+        try check(recipes_curl_easy_setopt_xferinfo_function(handle, progressFunction), CURLOPT_XFERINFOFUNCTION)
+    }
+
+    // MARK: Information (https://curl.se/libcurl/c/curl_easy_getinfo.html)
+
+    /// A `long` information, or 0 if libcurl has none.
+    func info(_ info: CURLINFO) -> Int {
+        var value = 0
+        return recipes_curl_easy_getinfo_long(handle, info, &value) == CURLE_OK ? value : 0
+    }
+
+    /// A `curl_off_t` information, or 0 if libcurl has none.
+    func info(offset info: CURLINFO) -> Int64 {
+        var value: curl_off_t = 0
+        return recipes_curl_easy_getinfo_off(handle, info, &value) == CURLE_OK ? Int64(value) : 0
+    }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(TransportError) {
+        guard code == CURLE_OK else {
+            let kind: TransportError.Kind = code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT
+                ? .invalidRequest : .setupFailed
+            throw TransportError(kind: kind, message: "libcurl refused option \(option.rawValue): \(CurlCode.describe(code))",
+                                 curlCode: Int(code.rawValue))
+        }
+    }
+}

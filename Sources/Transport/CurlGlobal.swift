@@ -1,0 +1,30 @@
+internal import CCurl
+
+/// `curl_global_init`, done exactly once per process before the first handle is made
+/// (https://curl.se/libcurl/c/curl_global_init.html).
+enum CurlGlobal {
+    /// The result of the one initialisation; Swift runs a static initialiser once, thread-safely.
+    private static let initResult: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
+
+    /// Initialises libcurl if needed; throws if it could not be initialised.
+    static func ensureInitialised() throws(TransportError) {
+        guard initResult == CURLE_OK else {
+            throw TransportError(kind: .setupFailed, message: "libcurl could not be initialised (\(CurlCode.describe(initResult)))",
+                                 curlCode: Int(initResult.rawValue))
+        }
+    }
+
+    /// The system CA bundle libcurl was built to use (curl_version_info's `cainfo`), if known.
+    static var defaultCAInfoPath: String? {
+        guard let info = curl_version_info(CURLVERSION_TENTH), let path = info.pointee.cainfo else { return nil }
+        return String(cString: path)
+    }
+}
+
+/// Helpers around `CURLcode`.
+enum CurlCode {
+    /// libcurl's text for a code (https://curl.se/libcurl/c/curl_easy_strerror.html).
+    static func describe(_ code: CURLcode) -> String {
+        String(cString: curl_easy_strerror(code))
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+
+/// The libcurl-backed HTTP client: one per process, shared by every upload; connections are kept alive and reused.
+///
+/// Requests run on one dedicated thread driving a libcurl multi handle, at most
+/// `HTTPClientConfiguration.maxConcurrentTransfers` at a time. Cancelling the calling task aborts its transfer
+/// at once (the thread is woken with `curl_multi_wakeup`), even when the server has stopped sending.
+public final class HTTPClient: Sendable {
+    private let loop: TransferLoop
+    private let settings: ClientSettings
+    private let nextID = Atomic<UInt64>(1)
+
+    /// The configuration the client was made with.
+    public let configuration: HTTPClientConfiguration
+
+    /// Creates a client; throws if libcurl cannot start or the CA bundle cannot be read.
+    ///
+    /// A `caBundlePath` is added to the system's CA store (both go to libcurl as one CURLOPT_CAINFO_BLOB);
+    /// peer and host-name verification are always on.
+    public init(configuration: HTTPClientConfiguration) throws(TransportError) {
+        try CurlGlobal.ensureInitialised()
+        self.configuration = configuration
+        settings = try ClientSettings(configuration, systemBundlePath: CurlGlobal.defaultCAInfoPath ?? "/etc/ssl/certs/ca-certificates.crt")
+        let concurrent = max(1, configuration.maxConcurrentTransfers)
+        loop = try TransferLoop(maxConcurrent: concurrent, maxConnections: max(8, 2 * concurrent))
+    }
+
+    deinit {
+        loop.shutdown()
+    }
+
+    /// Performs one request and returns the server's answer, whatever its status (non-2xx is not thrown).
+    ///
+    /// `progress` is called on the transport thread as the body goes out (keep it quick). Cancelling the calling
+    /// task aborts the transfer within milliseconds and throws a `TransportError` of kind `.cancelled`.
+    /// Every failure without an HTTP answer throws a `TransportError`; its message never contains the token.
+    public func send(_ request: HTTPRequest,
+                     progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(TransportError) -> HTTPResponse {
+        if Task.isCancelled { throw .cancelled() }
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let transfer = try Transfer(id: id, request: request, settings: settings, progress: progress)
+        let loop = self.loop
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                transfer.continuation = continuation
+                loop.submit(transfer)
+            }
+        } onCancel: {
+            loop.cancel(id)
+        }
+        return try result.get()
+    }
+}

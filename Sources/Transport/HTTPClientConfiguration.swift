@@ -1,0 +1,39 @@
+/// Client configuration: the base behaviour of every request an `HTTPClient` sends.
+///
+/// Reading the environment (`RECIPES_CA_BUNDLE`, `RECIPES_TOKEN`) is the caller's job; proxies come from the
+/// standard variables (`http_proxy`, `https_proxy`, `no_proxy`…), which libcurl reads itself.
+public struct HTTPClientConfiguration: Sendable, Equatable {
+    /// The `User-Agent` header, `recipes/<version>`.
+    public var userAgent: String
+    /// The bearer token sent as `Authorization: Bearer …`, or nil for none. Never appears in errors.
+    public var bearerToken: String?
+    /// A PEM file of extra CA certificates trusted in addition to the system's store (never instead of it).
+    public var caBundlePath: String?
+    /// How long opening a connection (TCP and TLS) may take.
+    public var connectTimeout: Duration
+    /// With `lowSpeedTime`: a transfer slower than this many bytes per second for that long is abandoned.
+    public var lowSpeedLimitBytesPerSecond: Int
+    /// With `lowSpeedLimitBytesPerSecond`: how long a transfer may stay below the limit (a dead server is noticed).
+    public var lowSpeedTime: Duration
+    /// How many transfers run at once; more requests wait in order.
+    public var maxConcurrentTransfers: Int
+
+    /// Creates a configuration.
+    public init(userAgent: String = "recipes/\(TransportVersion.current)", bearerToken: String? = nil, caBundlePath: String? = nil,
+                connectTimeout: Duration = .seconds(10), lowSpeedLimitBytesPerSecond: Int = 1, lowSpeedTime: Duration = .seconds(30),
+                maxConcurrentTransfers: Int = 4) {
+        self.userAgent = userAgent
+        self.bearerToken = bearerToken
+        self.caBundlePath = caBundlePath
+        self.connectTimeout = connectTimeout
+        self.lowSpeedLimitBytesPerSecond = lowSpeedLimitBytesPerSecond
+        self.lowSpeedTime = lowSpeedTime
+        self.maxConcurrentTransfers = maxConcurrentTransfers
+    }
+}
+
+/// The version in the default `User-Agent`; the command line passes its own `recipes/<version>`.
+public enum TransportVersion {
+    /// The version string of this build.
+    public static let current = "0.1.0"
+}

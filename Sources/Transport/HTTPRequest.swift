@@ -1,0 +1,19 @@
+/// One HTTP request: method, absolute URL, extra headers and body.
+public struct HTTPRequest: Sendable, Equatable {
+    /// The method.
+    public var method: HTTPMethod
+    /// The absolute URL, e.g. `https://example.org/v1/images/<sha256>`.
+    public var url: String
+    /// Extra headers; `User-Agent` and `Authorization` come from the client's configuration.
+    public var headers: [String: String]
+    /// What the request sends.
+    public var body: RequestBody
+
+    /// Creates a request.
+    public init(method: HTTPMethod, url: String, headers: [String: String] = [:], body: RequestBody = .empty) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+internal import CCurl
+
+/// One request in flight: its easy handle, its body source, the answer being collected and the caller waiting for it.
+///
+/// Built on the caller's task, then owned by the transfer loop: after `TransferLoop.submit` only the loop's thread
+/// (and libcurl callbacks on it) touches it.
+final class Transfer: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state is confined — written by the submitting task before submission
+    // (which happens-before the loop reads it, through the loop's Mutex), afterwards only by the loop's thread.
+
+    /// The transfer's identity, used to cancel it.
+    let id: UInt64
+    /// The easy handle, owned here and freed with the transfer.
+    let easy: CurlEasy
+    /// What libcurl reads the body from, if there is one.
+    let upload: UploadBody?
+    /// The request, for error messages.
+    let method: HTTPMethod
+    /// The URL, for error messages.
+    let url: String
+    /// Replaces the token in any message that might quote it.
+    private let redaction: String?
+    /// Called on the loop's thread as the body goes out.
+    private let progress: (@Sendable (TransferProgress) -> Void)?
+    private var lastReported: Int64 = -1
+
+    /// Where the finished result goes; set before submission, consumed once.
+    var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
+    private var body = Data()
+    private var headers: [String: String] = [:]
+
+    /// Prepares the easy handle for `request` with the client's settings.
+    init(id: UInt64, request: HTTPRequest, settings: ClientSettings,
+         progress: (@Sendable (TransferProgress) -> Void)?) throws(TransportError) {
+        self.id = id
+        self.method = request.method
+        self.url = request.url
+        self.redaction = settings.bearerToken
+        self.progress = progress
+        switch request.body {
+        case .empty: upload = request.method == .put ? UploadBody(data: Data()) : nil
+        case .data(let data, _): upload = UploadBody(data: data)
+        case .file(let path, _): upload = try UploadBody(filePath: path)
+        }
+        easy = try CurlEasy()
+        try configure(request, settings)
+    }
+
+    private func configure(_ request: HTTPRequest, _ settings: ClientSettings) throws(TransportError) {
+        guard request.url.lowercased().hasPrefix("http://") || request.url.lowercased().hasPrefix("https://") else {
+            throw TransportError(kind: .invalidRequest, message: "cannot send to \(request.url): only http:// and https:// URLs are supported")
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        try easy.set(CURLOPT_URL, request.url)
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        try easy.set(CURLOPT_USERAGENT, settings.userAgent)
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds)
+        try easy.set(CURLOPT_LOW_SPEED_LIMIT, settings.lowSpeedLimit)
+        try easy.set(CURLOPT_LOW_SPEED_TIME, settings.lowSpeedSeconds)
+        try easy.set(CURLOPT_TCP_KEEPALIVE, 1)
+        try easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        // Verification is always on; nothing in this client can turn it off.
+        try easy.set(CURLOPT_SSL_VERIFYPEER, 1)
+        try easy.set(CURLOPT_SSL_VERIFYHOST, 2)
+        if let bundle = settings.caBundle {
+            try easy.set(CURLOPT_CAINFO_BLOB, copyingBlob: bundle)
+        }
+
+        var lines: [String] = ["Expect:"] // no `Expect: 100-continue` round trip before a body
+        if let token = settings.bearerToken { lines.append("Authorization: Bearer \(token)") }
+        if let contentType = request.body.contentType { lines.append("Content-Type: \(contentType)") }
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            guard Transfer.isValidHeader(name: name, value: value) else {
+                throw TransportError(kind: .invalidRequest, message: "the request header \(name.debugDescription) is malformed")
+            }
+            lines.append("\(name): \(value)")
+        }
+        try easy.setHeaders(lines)
+
+        try easy.set(CURLOPT_WRITEFUNCTION, writeFunction: { data, size, count, context in
+            guard let context else { return 0 }
+            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            if let data { transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count) }
+            return size * count
+        })
+        try easy.set(CURLOPT_WRITEDATA, pointer: me)
+        try easy.set(CURLOPT_HEADERFUNCTION, writeFunction: { data, size, count, context in
+            guard let context else { return 0 }
+            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            if let data {
+                let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
+                transfer.receiveHeaderLine(line)
+            }
+            return size * count
+        })
+        try easy.set(CURLOPT_HEADERDATA, pointer: me)
+
+        switch request.method {
+        case .get: try easy.set(CURLOPT_HTTPGET, 1)
+        case .head: try easy.set(CURLOPT_NOBODY, 1)
+        case .put: break
+        case .delete: try easy.set(CURLOPT_CUSTOMREQUEST, "DELETE")
+        }
+        if let upload {
+            try easy.set(CURLOPT_UPLOAD, 1)
+            if request.method != .put { try easy.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue) }
+            try easy.set(CURLOPT_INFILESIZE_LARGE, offset: upload.size)
+            try easy.set(readFunction: { buffer, size, count, context in
+                guard let buffer, let context else { return recipes_curl_readfunc_abort() }
+                let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+                return transfer.upload?.read(into: buffer, capacity: size * count) ?? recipes_curl_readfunc_abort()
+            })
+            try easy.set(CURLOPT_READDATA, pointer: me)
+            try easy.set(seekFunction: { context, offset, origin in
+                guard let context, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+                let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+                return transfer.upload?.seek(to: Int64(offset)) == true ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
+            })
+            try easy.set(CURLOPT_SEEKDATA, pointer: me)
+        }
+        if progress != nil {
+            try easy.set(CURLOPT_NOPROGRESS, 0)
+            try easy.set(progressFunction: { context, _, _, totalUp, sentUp in
+                guard let context else { return 0 }
+                Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().report(sent: Int64(sentUp), total: Int64(totalUp))
+                return 0
+            })
+            try easy.set(CURLOPT_XFERINFODATA, pointer: me)
+        }
+    }
+
+    /// Rejects header names and values that would break the request (CR, LF, colon in the name).
+    static func isValidHeader(name: String, value: String) -> Bool {
+        !name.isEmpty && !name.contains(where: { $0 == ":" || $0.isWhitespace || $0.isNewline })
+            && !value.contains(where: \.isNewline)
+    }
+
+    private func receiveHeaderLine(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("HTTP/") {
+            headers = [:] // a new answer (after 100 Continue, say): only the final one's headers count
+            return
+        }
+        guard let colon = trimmed.firstIndex(of: ":") else { return }
+        let name = trimmed[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+    }
+
+    private func report(sent: Int64, total: Int64) {
+        let total = upload?.size ?? total
+        guard let progress, sent != lastReported, total > 0 || sent > 0 else { return }
+        lastReported = sent
+        progress(TransferProgress(sent: sent, total: total))
+    }
+
+    /// The result once libcurl finished with `code`.
+    func result(for code: CURLcode) -> Result<HTTPResponse, TransportError> {
+        if code == CURLE_OK {
+            return .success(HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), headers: headers, body: body))
+        }
+        if let failure = upload?.failure { return .failure(failure) }
+        let kind = kind(for: code)
+        let detail = easy.errorText.isEmpty ? CurlCode.describe(code) : easy.errorText
+        var message = "\(method.rawValue) \(url) failed: \(detail)"
+        if let redaction, !redaction.isEmpty { message = message.replacingOccurrences(of: redaction, with: "<token>") }
+        return .failure(TransportError(kind: kind, message: message, curlCode: Int(code.rawValue)))
+    }
+
+    private func kind(for code: CURLcode) -> TransportError.Kind {
+        switch code {
+        case CURLE_COULDNT_CONNECT:
+            return .connectionRefused
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return .dnsFailure
+        case CURLE_OPERATION_TIMEDOUT:
+            // No request went out (no pre-transfer time): the connection itself could not be opened in time.
+            return easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) == 0 ? .connectTimeout : .timeout
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2,
+             CURLE_HTTP2_STREAM, CURLE_SEND_FAIL_REWIND, CURLE_AGAIN:
+            return .connectionLost
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND,
+             CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED:
+            return .tls
+        case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:
+            return .fileUnreadable
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT:
+            return .invalidRequest
+        default:
+            return .other
+        }
+    }
+
+    /// Hands `result` to the waiting caller, once.
+    func finish(_ result: Result<HTTPResponse, TransportError>) {
+        continuation?.resume(returning: result)
+        continuation = nil
+    }
+}

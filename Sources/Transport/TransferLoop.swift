@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// The one thread that drives a client's libcurl multi handle: it starts queued transfers (at most
+/// `maxConcurrent` at once), runs them, hands results back and aborts cancelled ones at once, sleeping in
+/// `curl_multi_poll` and woken by `curl_multi_wakeup` whenever a request or a cancellation arrives.
+final class TransferLoop: @unchecked Sendable {
+    // @unchecked Sendable: other threads touch only `inbox` (a Mutex) and `multi.wakeup()` (documented
+    // thread-safe, called under the inbox lock so it never races the handle's cleanup); every other stored
+    // property below is read and written by the loop's own thread only.
+
+    private enum Command {
+        case add(Transfer)
+        case cancel(UInt64)
+    }
+
+    private struct Inbox: ~Copyable {
+        var commands: [Command] = []
+        var closing = false
+        var closed = false
+    }
+
+    private let multi: CurlMulti
+    private let inbox = Mutex(Inbox())
+    private let maxConcurrent: Int
+
+    // Loop-thread state.
+    private var active: [UInt64: Transfer] = [:]
+    private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+    private var waiting: [Transfer] = []
+    private var cancelledBeforeArrival: Set<UInt64> = []
+
+    /// Creates the loop and starts its thread.
+    init(maxConcurrent: Int, maxConnections: Int) throws(TransportError) {
+        multi = try CurlMulti(maxConnections: maxConnections)
+        self.maxConcurrent = max(1, maxConcurrent)
+        let thread = Thread { [self] in run() }
+        thread.name = "recipes-transport"
+        thread.start()
+    }
+
+    /// Queues `transfer`; its continuation receives the result. After `shutdown` it fails at once as cancelled.
+    func submit(_ transfer: Transfer) {
+        let accepted = post(.add(transfer))
+        if !accepted { transfer.finish(.failure(.cancelled("the HTTP client was shut down"))) }
+    }
+
+    /// Aborts the transfer `id` wherever it is (queued or running); harmless if it already finished.
+    func cancel(_ id: UInt64) {
+        _ = post(.cancel(id))
+    }
+
+    /// Stops the loop: every outstanding transfer fails as cancelled, then the thread ends.
+    func shutdown() {
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return }
+            inbox.closing = true
+            multi.wakeup()
+        }
+    }
+
+    private func post(_ command: Command) -> Bool {
+        inbox.withLock { inbox in
+            guard !inbox.closing && !inbox.closed else { return false }
+            inbox.commands.append(command)
+            multi.wakeup()
+            return true
+        }
+    }
+
+    private func run() {
+        while true {
+            let (commands, closing) = inbox.withLock { inbox in
+                let taken = inbox.commands
+                inbox.commands.removeAll(keepingCapacity: true)
+                return (taken, inbox.closing)
+            }
+            for command in commands { handle(command) }
+            if closing { break }
+            startWaiting()
+            multi.perform()
+            var finishedAny = false
+            while let (handle, code) = multi.nextDone() {
+                guard let id = byHandle.removeValue(forKey: handle), let transfer = active.removeValue(forKey: id) else { continue }
+                multi.remove(transfer.easy)
+                transfer.finish(transfer.result(for: code))
+                finishedAny = true
+            }
+            if finishedAny && !waiting.isEmpty { continue } // start the next ones without sleeping
+            multi.poll(milliseconds: 1000)
+        }
+        close()
+    }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case .add(let transfer):
+            if cancelledBeforeArrival.remove(transfer.id) != nil {
+                transfer.finish(.failure(.cancelled()))
+            } else {
+                waiting.append(transfer)
+            }
+        case .cancel(let id):
+            if let transfer = active.removeValue(forKey: id) {
+                byHandle[transfer.easy.handle] = nil
+                multi.remove(transfer.easy) // aborts the transfer and closes its connection
+                transfer.finish(.failure(.cancelled()))
+            } else if let index = waiting.firstIndex(where: { $0.id == id }) {
+                waiting.remove(at: index).finish(.failure(.cancelled()))
+            } else {
+                // The add is still in flight (cancelled before it arrived) or the transfer already finished;
+                // a finished id never comes back, so remembering it is harmless and bounded by cancellations.
+                cancelledBeforeArrival.insert(id)
+            }
+        }
+    }
+
+    private func startWaiting() {
+        while active.count < maxConcurrent, !waiting.isEmpty {
+            let transfer = waiting.removeFirst()
+            guard multi.add(transfer.easy) else {
+                transfer.finish(.failure(TransportError(kind: .setupFailed, message: "libcurl could not start the transfer")))
+                continue
+            }
+            active[transfer.id] = transfer
+            byHandle[transfer.easy.handle] = transfer.id
+        }
+    }
+
+    private func close() {
+        inbox.withLock { inbox in
+            inbox.closed = true
+            for case .add(let transfer) in inbox.commands { waiting.append(transfer) }
+            inbox.commands.removeAll()
+        }
+        for transfer in active.values {
+            multi.remove(transfer.easy)
+            transfer.finish(.failure(.cancelled("the HTTP client was shut down")))
+        }
+        for transfer in waiting { transfer.finish(.failure(.cancelled("the HTTP client was shut down"))) }
+        active.removeAll()
+        byHandle.removeAll()
+        waiting.removeAll()
+    }
+}

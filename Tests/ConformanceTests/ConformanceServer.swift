@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import ReferenceServer
+import Transport
+
+/// A live in-process recipes-server plus a real `Transport.HTTPClient` pointed at it.
+struct ConformanceServer {
+    let running: RunningReferenceServer
+    let client: HTTPClient
+    let directory: String
+
+    var baseURL: String { running.baseURL }
+
+    /// `baseURL + path`.
+    func url(_ path: String) -> String { baseURL + path }
+
+    /// Sends a request through the transport and returns the answer (a transport error fails the test).
+    func send(_ method: HTTPMethod, _ path: String, body: RequestBody = .empty) async throws -> HTTPResponse {
+        try await client.send(HTTPRequest(method: method, url: url(path), body: body))
+    }
+
+    /// Sends a request and classifies the outcome the way the sync engine will.
+    func outcome(_ method: HTTPMethod, _ path: String, body: RequestBody = .empty) async -> TransferOutcome {
+        let result: Result<HTTPResponse, TransportError>
+        do { result = .success(try await client.send(HTTPRequest(method: method, url: url(path), body: body))) } catch {
+            result = .failure(error)
+        }
+        return TransferOutcome.classify(result, now: Date())
+    }
+
+    /// Writes `data` to a file in the test's directory and returns its path (to be streamed by the transport).
+    func file(_ data: Data, name: String = UUID().uuidString) throws -> String {
+        let path = directory + "/" + name
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Image files the server stored (partial files excluded).
+    func storedImages() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory + "/data/images").filter { $0 != ".partial" }
+    }
+
+    /// Partial files left behind.
+    func partialFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory + "/data/images/.partial")
+    }
+}
+
+/// Runs `body` against a fresh server (faults, token, size limit as given) and a fresh transport client.
+func withConformanceServer(faults: [String] = [], serverToken: String? = nil, clientToken: String? = nil,
+                           maxImageBytes: Int64 = ReferenceServerConfiguration.defaultMaxImageBytes,
+                           _ body: (ConformanceServer) async throws -> Void) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recipes-conformance-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let configuration = ReferenceServerConfiguration(
+        dataDirectory: directory + "/data", port: 0, token: serverToken, maxImageBytes: maxImageBytes,
+        faults: try faults.map { try FaultRule.parse($0) }, synchronousImageWrites: false)
+    let running = try await ReferenceServer(configuration: configuration, logger: quietLogger).start()
+    let client = try HTTPClient(configuration: HTTPClientConfiguration(bearerToken: clientToken, connectTimeout: .seconds(5)))
+    let server = ConformanceServer(running: running, client: client, directory: directory)
+    do {
+        try await body(server)
+    } catch {
+        await running.stop()
+        throw error
+    }
+    await running.stop()
+}
+
+/// Image bytes, their names and recipe documents.
+enum Sample {
+    /// `count` deterministic bytes.
+    static func image(_ count: Int = 64 * 1024, seed: UInt8 = 1) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ Int(seed)) })
+    }
+
+    /// The recipe JSON of CONTRACT section 3.
+    static func recipe(_ identifier: String, version: Int, image: String? = nil) -> Data {
+        var object: [String: Any] = [
+            "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": version,
+            "name": "Tomato soup", "description": "Warm.", "recipeYield": "4 servings", "keywords": "soup,vegan",
+            "recipeIngredient": ["2 tomatoes", "1 onion"],
+            "recipeInstructions": [["@type": "HowToStep", "text": "Chop."]],
+            "dateModified": "2026-11-20T10:00:00Z",
+        ]
+        if let image { object["image"] = image }
+        return try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    }
+
+    /// A JSON request body.
+    static func json(_ data: Data) -> RequestBody { .data(data, contentType: "application/json") }
+
+    /// Parses a JSON object answer.
+    static func object(_ response: HTTPResponse) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
+    }
+}
+
+/// A logger that drops everything, so test output shows only test results.
+let quietLogger = Logger(label: "conformance", factory: { _ in SwiftLogNoOpLogHandler() })

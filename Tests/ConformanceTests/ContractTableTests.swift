@@ -1,0 +1,192 @@
+import Foundation
+import ReferenceServer
+import Testing
+import Transport
+
+/// Every row of CONTRACT section 3's table, against a live recipes-server, through the real transport.
+@Suite("HTTP contract conformance (section 3)")
+struct ContractTableTests {
+    @Test("GET /v1/health answers 200 {\"status\":\"ok\"}")
+    func health() async throws {
+        try await withConformanceServer { (server: ConformanceServer) async throws in
+            let response = try await server.send(.get, "/v1/health")
+            #expect(response.status == 200)
+            #expect(Sample.object(response)["status"] as? String == "ok")
+        }
+    }
+
+    @Test("HEAD /v1/images/{sha256} answers 404 before the upload and 200 after; PUT streams a file: 201 stored, 200 already had it")
+    func imageRows() async throws {
+        try await withConformanceServer { (server: ConformanceServer) async throws in
+            let image = Sample.image(300_000)
+            let sha = ImageDigest.sha256Hex(of: image)
+            let path = try server.file(image)
+            #expect(try await server.send(.head, "/v1/images/\(sha)").status == 404)
+            let put = try await server.send(.put, "/v1/images/\(sha)", body: .file(path: path, contentType: "image/jpeg"))
+            #expect(put.status == 201)
+            let answer = Sample.object(put)
+            #expect(answer["sha256"] as? String == sha)
+            #expect(answer["bytes"] as? Int == image.count)
+            #expect(answer["url"] as? String == server.url("/v1/images/\(sha)"))
+            #expect(try await server.send(.head, "/v1/images/\(sha)").status == 200)
+            let again = try await server.send(.put, "/v1/images/\(sha)", body: .file(path: path, contentType: "image/jpeg"))
+            #expect(again.status == 200)
+            let get = try await server.send(.get, "/v1/images/\(sha)")
+            #expect(get.status == 200 && get.body == image)
+            #expect(get.header("Content-Type") == "image/jpeg")
+        }
+    }
+
+    @Test("PUT of an image whose body's SHA-256 differs from the path is 422, permanent, and nothing is stored")
+    func wrongHash() async throws {
+        try await withConformanceServer { (server: ConformanceServer) async throws in
+            let image = Sample.image()
+            let other = ImageDigest.sha256Hex(of: Sample.image(seed: 2))
+            let outcome = await server.outcome(.put, "/v1/images/\(other)", body: .file(path: try server.file(image), contentType: "image/png"))
+            guard case .permanent(let status, let message) = outcome else { Issue.record("got \(outcome)"); return }
+            #expect(status == 422)
+            #expect(message.contains("SHA-256"))
+            #expect(try await server.send(.head, "/v1/images/\(other)").status == 404)
+            #expect(try server.storedImages().isEmpty)
+        }
+    }
+
+    @Test("PUT of an image over the size limit is 413 and permanent")
+    func tooLarge() async throws {
+        try await withConformanceServer(maxImageBytes: 10_000) { (server: ConformanceServer) async throws in
+            let image = Sample.image(10_001)
+            let outcome = await server.outcome(.put, "/v1/images/\(ImageDigest.sha256Hex(of: image))",
+                                               body: .file(path: try server.file(image), contentType: "image/gif"))
+            guard case .permanent(let status, _) = outcome else { Issue.record("got \(outcome)"); return }
+            #expect(status == 413)
+            #expect(try server.storedImages().isEmpty)
+        }
+    }
+
+    @Test("a body cut short by a reset mid-upload is a transient failure and stores nothing; the retry stores it")
+    func cutByServer() async throws {
+        try await withConformanceServer(faults: ["PUT /v1/images/*: reset after=64KiB first=1"]) { (server: ConformanceServer) async throws in
+            let image = Sample.image(2_000_000)
+            let sha = ImageDigest.sha256Hex(of: image)
+            let path = try server.file(image)
+            let outcome = await server.outcome(.put, "/v1/images/\(sha)", body: .file(path: path, contentType: "image/webp"))
+            guard case .transient = outcome else { Issue.record("got \(outcome)"); return }
+            #expect(try await server.send(.head, "/v1/images/\(sha)").status == 404)
+            #expect(try server.storedImages().isEmpty)
+            #expect(try await server.send(.put, "/v1/images/\(sha)", body: .file(path: path, contentType: "image/webp")).status == 201)
+        }
+    }
+
+    @Test("a body cut short by the client cancelling mid-upload is .cancelled and stores nothing (the next upload gets 201, not 200)")
+    func cutByClient() async throws {
+        // The latency keeps the server from reading while the client fills the socket buffers, so the cancel lands mid-body.
+        try await withConformanceServer(faults: ["PUT /v1/images/*: latency=300ms"]) { (server: ConformanceServer) async throws in
+            var image = Data(repeating: 0xAB, count: 16 << 20)
+            image.replaceSubrange(0..<16, with: Data(UUID().uuidString.utf8.prefix(16)))
+            let sha = ImageDigest.sha256Hex(of: image)
+            let path = try server.file(image)
+            let client = server.client
+            let url = server.url("/v1/images/\(sha)")
+            let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+            let upload = Task { () -> TransferOutcome in
+                do throws(TransportError) {
+                    let response = try await client.send(HTTPRequest(method: .put, url: url, body: .file(path: path, contentType: "image/png"))) { progress in
+                        if progress.sent > 0 { startedContinuation.yield() }
+                    }
+                    return TransferOutcome.classify(.success(response), now: Date())
+                } catch {
+                    return TransferOutcome.classify(.failure(error), now: Date())
+                }
+            }
+            var iterator = started.makeAsyncIterator()
+            _ = await iterator.next()
+            upload.cancel()
+            #expect(await upload.value == .cancelled)
+            #expect(try server.storedImages().isEmpty)
+            let retry = try await server.send(.put, "/v1/images/\(sha)", body: .file(path: path, contentType: "image/png"))
+            #expect(retry.status == 201)
+            #expect(try server.storedImages() == [sha])
+        }
+    }
+
+    @Test("PUT /v1/recipes/{uuid}: 201 created, 200 same version again, 200 updated, 409 {\"version\":N} for a stale one")
+    func recipeVersions() async throws {
+        try await withConformanceServer { (server: ConformanceServer) async throws in
+            let id = UUID().uuidString
+            let path = "/v1/recipes/\(id)"
+            let created = try await server.send(.put, path, body: Sample.json(Sample.recipe(id, version: 7)))
+            #expect(created.status == 201)
+            #expect(Sample.object(created)["identifier"] as? String == id)
+            #expect(Sample.object(created)["version"] as? Int == 7)
+            #expect(try await server.send(.put, path, body: Sample.json(Sample.recipe(id, version: 7))).status == 200)
+            #expect(try await server.send(.put, path, body: Sample.json(Sample.recipe(id, version: 8))).status == 200)
+            let stale = try await server.send(.put, path, body: Sample.json(Sample.recipe(id, version: 6)))
+            #expect(stale.status == 409)
+            #expect(Sample.object(stale)["version"] as? Int == 8)
+            guard case .permanent(409, _) = TransferOutcome.classify(.success(stale), now: Date()) else {
+                Issue.record("409 is not permanent"); return
+            }
+        }
+    }
+
+    @Test("PUT of a recipe whose image is unknown is 422 with the server's message; after the image chain it is accepted")
+    func recipeImageChain() async throws {
+        try await withConformanceServer { (server: ConformanceServer) async throws in
+            let id = UUID().uuidString
+            let image = Sample.image()
+            let sha = ImageDigest.sha256Hex(of: image)
+            let imageURL = server.url("/v1/images/\(sha)")
+            let outcome = await server.outcome(.put, "/v1/recipes/\(id)", body: Sample.json(Sample.recipe(id, version: 1, image: imageURL)))
+            guard case .permanent(422, let message) = outcome else { Issue.record("got \(outcome)"); return }
+            #expect(message.contains("upload the image first"))
+            let put = try await server.send(.put, "/v1/images/\(sha)", body: .file(path: try server.file(image), contentType: "image/png"))
+            let url = try #require(Sample.object(put)["url"] as? String)
+            #expect(try await server.send(.put, "/v1/recipes/\(id)", body: Sample.json(Sample.recipe(id, version: 1, image: url))).status == 201)
+        }
+    }
+
+    @Test("GET /v1/recipes/{uuid} and GET /v1/recipes read back what was stored")
+    func readBack() async throws {
+        try await withConformanceServer { (server: ConformanceServer) async throws in
+            let ids = [UUID().uuidString, UUID().uuidString]
+            for id in ids { #expect(try await server.send(.put, "/v1/recipes/\(id)", body: Sample.json(Sample.recipe(id, version: 2))).status == 201) }
+            let one = try await server.send(.get, "/v1/recipes/\(ids[0])")
+            #expect(one.status == 200 && one.body == Sample.recipe(ids[0], version: 2))
+            let list = try await server.send(.get, "/v1/recipes")
+            let items = try #require(Sample.object(list)["recipes"] as? [[String: Any]])
+            #expect(Set(items.compactMap { $0["identifier"] as? String }) == Set(ids))
+            #expect(try await server.send(.get, "/v1/recipes/\(UUID().uuidString)").status == 404)
+        }
+    }
+
+    @Test("DELETE /v1/recipes/{uuid} answers 204, and 204 again when already gone")
+    func deleteTwice() async throws {
+        try await withConformanceServer { (server: ConformanceServer) async throws in
+            let id = UUID().uuidString
+            #expect(try await server.send(.put, "/v1/recipes/\(id)", body: Sample.json(Sample.recipe(id, version: 1))).status == 201)
+            #expect(await server.outcome(.delete, "/v1/recipes/\(id)") == .success(status: 204))
+            #expect(await server.outcome(.delete, "/v1/recipes/\(id)") == .success(status: 204))
+            #expect(try await server.send(.get, "/v1/recipes/\(id)").status == 404)
+        }
+    }
+
+    @Test("with a server token: no token or a wrong one is 401 bad credentials (message without the token); the right one works")
+    func credentials() async throws {
+        let token = "conformance-token-42"
+        try await withConformanceServer(serverToken: token) { (server: ConformanceServer) async throws in
+            let id = UUID().uuidString
+            let outcome = await server.outcome(.put, "/v1/recipes/\(id)", body: Sample.json(Sample.recipe(id, version: 1)))
+            guard case .badCredentials(401, let message) = outcome else { Issue.record("got \(outcome)"); return }
+            #expect(!message.contains(token))
+        }
+        try await withConformanceServer(serverToken: token, clientToken: token + "-wrong") { (server: ConformanceServer) async throws in
+            let outcome = await server.outcome(.get, "/v1/recipes")
+            guard case .badCredentials(401, let message) = outcome else { Issue.record("got \(outcome)"); return }
+            #expect(!message.contains(token))
+        }
+        try await withConformanceServer(serverToken: token, clientToken: token) { (server: ConformanceServer) async throws in
+            let id = UUID().uuidString
+            #expect(await server.outcome(.put, "/v1/recipes/\(id)", body: Sample.json(Sample.recipe(id, version: 1))) == .success(status: 201))
+        }
+    }
+}

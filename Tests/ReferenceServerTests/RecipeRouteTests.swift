@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import ReferenceServer
+
+@Suite("Recipes over a real socket")
+struct RecipeRouteTests {
+    let json = ["Content-Type": "application/json"]
+
+    @Test("health answers 200 {\"status\":\"ok\"}")
+    func health() async throws {
+        try await withServer { (server: TestServer) async throws in
+            let answer = await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/health")
+            #expect(answer.status == 200)
+            #expect(answer.json["status"] as? String == "ok")
+        }
+    }
+
+    @Test("PUT creates (201), the same version again is 200, a newer one 200, an older one 409 with the stored version")
+    func versions() async throws {
+        try await withServer { (server: TestServer) async throws in
+            let id = UUID().uuidString
+            let path = "/v1/recipes/\(id)"
+            let created = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: path, headers: json, body: Fixture.recipe(id, version: 2))
+            #expect(created.status == 201)
+            #expect(created.json["identifier"] as? String == id && created.json["version"] as? Int == 2)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "PUT", path: path, headers: json, body: Fixture.recipe(id, version: 2)).status == 200)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "PUT", path: path, headers: json,
+                                                 body: Fixture.recipe(id, version: 5, name: "Better soup")).status == 200)
+            let stale = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: path, headers: json, body: Fixture.recipe(id, version: 4))
+            #expect(stale.status == 409)
+            #expect(stale.json["version"] as? Int == 5)
+            let get = await RawHTTPClient.exchange(port: server.port, method: "GET", path: path)
+            #expect(get.status == 200 && get.body == Fixture.recipe(id, version: 5, name: "Better soup"))
+            let list = await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/recipes")
+            let items = try #require(list.json["recipes"] as? [[String: Any]])
+            #expect(items.count == 1 && items[0]["version"] as? Int == 5 && items[0]["name"] as? String == "Better soup")
+        }
+    }
+
+    @Test("DELETE answers 204, also when the recipe is already gone, and GET then answers 404")
+    func delete() async throws {
+        try await withServer { (server: TestServer) async throws in
+            let id = UUID().uuidString
+            let path = "/v1/recipes/\(id)"
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "PUT", path: path, headers: json, body: Fixture.recipe(id, version: 1)).status == 201)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "DELETE", path: path).status == 204)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "DELETE", path: path).status == 204)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "GET", path: path).status == 404)
+        }
+    }
+
+    @Test("a recipe whose image is not on the server is 422; once the image is uploaded it is accepted")
+    func imageMustExist() async throws {
+        try await withServer { (server: TestServer) async throws in
+            let id = UUID().uuidString
+            let image = Fixture.image()
+            let sha = Fixture.sha256(image)
+            let url = "http://127.0.0.1:\(server.port)/v1/images/\(sha)"
+            let refused = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)", headers: json,
+                                                       body: Fixture.recipe(id, version: 1, image: url))
+            #expect(refused.status == 422)
+            #expect((refused.json["message"] as? String)?.contains("upload the image first") == true)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(sha)",
+                                                 headers: ["Content-Type": "image/webp"], body: image).status == 201)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)", headers: json,
+                                                 body: Fixture.recipe(id, version: 1, image: url)).status == 201)
+        }
+    }
+
+    @Test("an invalid recipe is 422 with the contract's error body, and nothing is stored")
+    func invalid() async throws {
+        try await withServer { (server: TestServer) async throws in
+            let id = UUID().uuidString
+            let answer = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)", headers: json,
+                                                      body: Fixture.recipe(UUID().uuidString, version: 1))
+            #expect(answer.status == 422)
+            #expect(answer.json["error"] as? String == "invalid")
+            #expect(answer.json["message"] is String)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/recipes/\(id)").status == 404)
+        }
+    }
+
+    @Test("with --token, requests without or with a wrong token get 401, the right one passes, health stays open, and the token is never echoed")
+    func token() async throws {
+        let token = "s3cret-token-value"
+        try await withServer({ $0.token = token }) { (server: TestServer) async throws in
+            let id = UUID().uuidString
+            let path = "/v1/recipes/\(id)"
+            let missing = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: path, headers: json, body: Fixture.recipe(id, version: 1))
+            #expect(missing.status == 401)
+            #expect(missing.header("www-authenticate")?.hasPrefix("Bearer") == true)
+            let wrong = await RawHTTPClient.exchange(port: server.port, method: "GET", path: path, headers: ["Authorization": "Bearer \(token)x"])
+            #expect(wrong.status == 401)
+            #expect(!String(decoding: wrong.body, as: UTF8.self).contains(token))
+            let right = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: path,
+                                                     headers: json.merging(["Authorization": "Bearer \(token)"]) { a, _ in a },
+                                                     body: Fixture.recipe(id, version: 1))
+            #expect(right.status == 201)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/health").status == 200)
+            let log = try String(contentsOfFile: server.logPath, encoding: .utf8)
+            #expect(!log.contains(token))
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import Transport
+
+@Suite("HTTPClient failures: each becomes a TransportError that classification understands")
+struct HTTPClientFailureTests {
+    private func outcome(_ client: HTTPClient, _ request: HTTPRequest) async -> (TransferOutcome, TransportError?) {
+        do {
+            let response = try await client.send(request)
+            return (TransferOutcome.classify(.success(response), now: Date()), nil)
+        } catch {
+            return (TransferOutcome.classify(.failure(error), now: Date()), error)
+        }
+    }
+
+    @Test("A refused connection is connectionRefused, unreachable, and its message never contains the token")
+    func refused() async throws {
+        let port = try TestSupport.closedPort()
+        let client = try TestSupport.client(token: "tok-very-secret-123")
+        let (outcome, error) = await outcome(client, HTTPRequest(method: .get, url: "http://127.0.0.1:\(port)/v1/health"))
+        let failure = try #require(error)
+        #expect(failure.kind == .connectionRefused)
+        guard case .unreachable = outcome else { Issue.record("not unreachable: \(outcome)"); return }
+        #expect(!"\(failure.message) \(failure.errorDescription ?? "") \(failure)".contains("tok-very-secret-123"))
+    }
+
+    @Test("A connection reset in the middle of an upload is connectionLost and transient")
+    func resetMidBody() async throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try TestSupport.makeFile(size: 4 << 20, in: directory)
+        let server = try LoopbackHTTPServer { _ in .resetAfterBody(bytes: 64 * 1024) }
+        defer { server.stop() }
+        let client = try TestSupport.client()
+        let (outcome, error) = await outcome(client, HTTPRequest(method: .put, url: server.baseURL + "/v1/images/x",
+                                                                 body: .file(path: file.path, contentType: "image/jpeg")))
+        #expect(error?.kind == .connectionLost)
+        guard case .transient(_, nil) = outcome else { Issue.record("not transient: \(outcome)"); return }
+    }
+
+    @Test("A server that stops answering is noticed by the low-speed limit: timeout, transient")
+    func lowSpeedLimit() async throws {
+        let server = try LoopbackHTTPServer { _ in .stallAfterBody }
+        defer { server.stop() }
+        let client = try TestSupport.client(lowSpeedTime: .seconds(1))
+        let (outcome, error) = await outcome(client, HTTPRequest(method: .get, url: server.baseURL + "/v1/health"))
+        #expect(error?.kind == .timeout)
+        guard case .transient = outcome else { Issue.record("not transient: \(outcome)"); return }
+    }
+
+    @Test("A missing file is refused before connecting: fileUnreadable, permanent")
+    func missingFile() async throws {
+        let server = try LoopbackHTTPServer(status: 200)
+        defer { server.stop() }
+        let client = try TestSupport.client()
+        let (outcome, error) = await outcome(client, HTTPRequest(method: .put, url: server.baseURL + "/v1/images/x",
+                                                                 body: .file(path: "/nonexistent/img.jpg", contentType: "image/jpeg")))
+        #expect(error?.kind == .fileUnreadable)
+        #expect(error?.message.contains("/nonexistent/img.jpg") == true)
+        #expect(outcome == .permanent(status: nil, message: error?.message ?? ""))
+        #expect(server.connectionCount == 0)
+    }
+
+    @Test("A directory cannot be uploaded as a file")
+    func directoryIsNotAFile() async throws {
+        let client = try TestSupport.client()
+        let error = await #expect(throws: TransportError.self) {
+            _ = try await client.send(HTTPRequest(method: .put, url: "http://127.0.0.1:9/x", body: .file(path: "/tmp", contentType: "image/png")))
+        }
+        #expect(error?.kind == .fileUnreadable)
+    }
+
+    @Test("Only http and https URLs are accepted", arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x", "not a url"])
+    func invalidScheme(url: String) async throws {
+        let client = try TestSupport.client()
+        let error = await #expect(throws: TransportError.self) {
+            _ = try await client.send(HTTPRequest(method: .get, url: url))
+        }
+        #expect(error?.kind == .invalidRequest)
+    }
+
+    @Test("An unresolvable host name is a DNS failure, transient")
+    func dnsFailure() async throws {
+        let client = try TestSupport.client()
+        let (outcome, error) = await outcome(client, HTTPRequest(method: .get, url: "http://no-such-host.invalid/v1/health"))
+        #expect(error?.kind == .dnsFailure)
+        guard case .transient = outcome else { Issue.record("not transient: \(outcome)"); return }
+    }
+
+    @Test("An unreadable CA bundle makes the client refuse to start, with advice")
+    func unreadableBundle() {
+        let error = #expect(throws: TransportError.self) {
+            _ = try HTTPClient(configuration: HTTPClientConfiguration(caBundlePath: "/nonexistent/ca.pem"))
+        }
+        #expect(error?.kind == .setupFailed)
+        #expect(error?.errorDescription?.contains("RECIPES_CA_BUNDLE") == true)
+    }
+}

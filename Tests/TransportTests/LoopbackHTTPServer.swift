@@ -1,0 +1,271 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 (ephemeral port) written on POSIX sockets, for observing what the
+/// transport really does on the wire: connections opened, request heads, body bytes, stalls and resets.
+final class LoopbackHTTPServer: Sendable {
+    /// What the server does with one request, decided once its head has arrived.
+    enum Behavior: Sendable {
+        /// Reads the whole body, then answers.
+        case respond(status: Int, headers: [String: String] = [:], body: Data = Data())
+        /// Reads the whole body, then never answers (a server that stopped sending anything).
+        case stallAfterBody
+        /// Reads nothing of the body and never answers (the client's upload stalls).
+        case stallBeforeBody
+        /// Reads up to `bytes` of the body, then resets the connection.
+        case resetAfterBody(bytes: Int)
+    }
+
+    /// A request head as the server saw it.
+    struct Head: Sendable {
+        var method: String
+        var path: String
+        /// Lower-cased names.
+        var headers: [String: String]
+        /// 1-based number of the connection this request came on.
+        var connection: Int
+    }
+
+    /// A request once its body was read.
+    struct Received: Sendable {
+        var head: Head
+        var bodyCount: Int64
+        /// FNV-1a of the body, to compare with the file sent.
+        var bodyDigest: UInt64
+        /// The body when it is at most 1 MiB.
+        var body: Data?
+    }
+
+    private struct State {
+        var connections = 0
+        var openSockets: Set<Int32> = []
+        var received: [Received] = []
+        var heads: [Head] = []
+        var inFlight = 0
+        var maxInFlight = 0
+        var stopped = false
+    }
+
+    let port: Int
+    private let listener: Int32
+    private let state = Mutex(State())
+    private let handler: @Sendable (Head) -> Behavior
+
+    /// Starts listening; `handler` decides each request's fate (called on a connection thread).
+    init(handler: @escaping @Sendable (Head) -> Behavior) throws {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else { throw POSIXError(.EIO) }
+        var yes: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(socket, 64) == 0 else { Glibc.close(socket); throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = socket
+        self.handler = handler
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// A server answering every request with `status` and `body`.
+    convenience init(status: Int = 200, body: String = "ok") throws {
+        try self.init { _ in .respond(status: status, body: Data(body.utf8)) }
+    }
+
+    /// The base URL, `http://127.0.0.1:<port>`.
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// How many TCP connections were accepted so far.
+    var connectionCount: Int { state.withLock { $0.connections } }
+    /// Every request whose body was read completely.
+    var received: [Received] { state.withLock { $0.received } }
+    /// Every request head seen (also of requests that stalled).
+    var heads: [Head] { state.withLock { $0.heads } }
+    /// The most requests ever being handled at the same time.
+    var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+
+    /// Waits (polling, up to `timeout`) until `condition` holds on the server's state.
+    func wait(timeout: Duration = .seconds(5), until condition: @Sendable (LoopbackHTTPServer) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(self) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return condition(self)
+    }
+
+    /// Stops accepting and closes every connection.
+    func stop() {
+        let sockets = state.withLock { state in
+            state.stopped = true
+            return state.openSockets
+        }
+        Glibc.shutdown(listener, Int32(SHUT_RDWR))
+        for socket in sockets { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    deinit {
+        Glibc.close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let (number, stopped) = state.withLock { state in
+                state.connections += 1
+                state.openSockets.insert(client)
+                return (state.connections, state.stopped)
+            }
+            if stopped { Glibc.close(client); return }
+            let thread = Thread { [self] in serve(client, connection: number) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ socket: Int32, connection: Int) {
+        var reader = SocketReader(socket: socket)
+        defer {
+            state.withLock { _ = $0.openSockets.remove(socket) }
+            Glibc.close(socket)
+        }
+        while let head = reader.readHead(connection: connection) {
+            state.withLock { state in
+                state.heads.append(head)
+                state.inFlight += 1
+                state.maxInFlight = max(state.maxInFlight, state.inFlight)
+            }
+            defer { state.withLock { $0.inFlight -= 1 } }
+            let length = Int64(head.headers["content-length"] ?? "0") ?? 0
+            switch handler(head) {
+            case .stallBeforeBody:
+                reader.waitForClose()
+                return
+            case .resetAfterBody(let bytes):
+                _ = reader.readBody(length: min(length, Int64(bytes)))
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                return
+            case .stallAfterBody:
+                guard let body = reader.readBody(length: length) else { return }
+                record(head, body)
+                reader.waitForClose()
+                return
+            case .respond(let status, let headers, let body):
+                guard let read = reader.readBody(length: length) else { return }
+                record(head, read)
+                var lines = ["HTTP/1.1 \(status) Status", "Content-Length: \(body.count)"]
+                for (name, value) in headers { lines.append("\(name): \(value)") }
+                var bytes = Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+                if head.method != "HEAD" { bytes.append(body) }
+                guard SocketReader.writeAll(socket, bytes) else { return }
+                if head.headers["connection"]?.lowercased() == "close" { return }
+            }
+        }
+    }
+
+    private func record(_ head: Head, _ body: (count: Int64, digest: UInt64, data: Data?)) {
+        state.withLock { $0.received.append(Received(head: head, bodyCount: body.count, bodyDigest: body.digest, body: body.data)) }
+    }
+}
+
+/// FNV-1a over bytes, a cheap fingerprint to compare a streamed body with its file.
+struct FNV1a {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value &*= 0x0000_0100_0000_01b3
+        }
+    }
+}
+
+/// Buffered reading of HTTP/1.1 request heads and bodies from a socket.
+struct SocketReader {
+    let socket: Int32
+    private var buffer: [UInt8] = []
+
+    init(socket: Int32) { self.socket = socket }
+
+    private mutating func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        let count = chunk.withUnsafeMutableBytes { Glibc.read(socket, $0.baseAddress, $0.count) }
+        guard count > 0 else { return false }
+        buffer.append(contentsOf: chunk[0..<count])
+        return true
+    }
+
+    mutating func readHead(connection: Int) -> LoopbackHTTPServer.Head? {
+        let terminator: [UInt8] = [13, 10, 13, 10]
+        while true {
+            if let end = buffer.firstRange(of: terminator) {
+                let text = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                buffer.removeSubrange(..<end.upperBound)
+                var lines = text.components(separatedBy: "\r\n")
+                let requestLine = lines.removeFirst().split(separator: " ")
+                guard requestLine.count >= 2 else { return nil }
+                var headers: [String: String] = [:]
+                for line in lines {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                return .init(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, connection: connection)
+            }
+            guard fill() else { return nil }
+        }
+    }
+
+    mutating func readBody(length: Int64) -> (count: Int64, digest: UInt64, data: Data?)? {
+        var remaining = length
+        var digest = FNV1a()
+        var kept: Data? = length <= 1 << 20 ? Data() : nil
+        while remaining > 0 {
+            if buffer.isEmpty { guard fill() else { return nil } }
+            let take = Int(min(Int64(buffer.count), remaining))
+            buffer.withUnsafeBytes { digest.add(UnsafeRawBufferPointer(rebasing: $0[0..<take])) }
+            kept?.append(contentsOf: buffer[0..<take])
+            buffer.removeFirst(take)
+            remaining -= Int64(take)
+        }
+        return (length, digest.value, kept)
+    }
+
+    /// Blocks until the peer closes (or the server shuts the socket down), reading and discarding nothing more
+    /// than what arrives; used to hold a connection open without ever answering.
+    mutating func waitForClose() {
+        let peerClosed: Int16 = 0x2000 // POLLRDHUP (Linux; needs _GNU_SOURCE in C, so not imported)
+        var descriptor = pollfd(fd: socket, events: peerClosed | Int16(POLLHUP), revents: 0)
+        while true {
+            let ready = poll(&descriptor, 1, 100)
+            if ready > 0 && descriptor.revents & (peerClosed | Int16(POLLHUP) | Int16(POLLERR)) != 0 { return }
+            if ready < 0 && errno != EINTR { return }
+        }
+    }
+
+    static func writeAll(_ socket: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import Transport
+
+@Suite("TransferOutcome.classify: every outcome, without I/O")
+struct TransferOutcomeTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func classify(_ status: Int, headers: [String: String] = [:], body: String = "") -> TransferOutcome {
+        TransferOutcome.classify(.success(HTTPResponse(status: status, headers: headers, body: Data(body.utf8))), now: now)
+    }
+
+    private func classify(_ kind: TransportError.Kind) -> TransferOutcome {
+        TransferOutcome.classify(.failure(TransportError(kind: kind, message: "m")), now: now)
+    }
+
+    @Test("2xx statuses are success with their status", arguments: [200, 201, 204])
+    func success(status: Int) {
+        #expect(classify(status) == .success(status: status))
+    }
+
+    @Test("408, 429, 500, 502, 503 and 504 are transient without a Retry-After", arguments: [408, 429, 500, 502, 503, 504])
+    func transientStatuses(status: Int) {
+        guard case .transient(_, let retryAfter) = classify(status) else {
+            Issue.record("\(status) was not transient: \(classify(status))")
+            return
+        }
+        #expect(retryAfter == nil)
+    }
+
+    @Test("Retry-After in seconds on a 503 becomes the retry delay")
+    func retryAfterSeconds() {
+        guard case .transient(_, let retryAfter) = classify(503, headers: ["Retry-After": "120"]) else {
+            Issue.record("503 was not transient")
+            return
+        }
+        #expect(retryAfter == .seconds(120))
+    }
+
+    @Test("Retry-After as an HTTP date on a 429 is measured from now")
+    func retryAfterDate() {
+        // now + 90 s, written as an IMF-fixdate.
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let date = formatter.string(from: now.addingTimeInterval(90))
+        guard case .transient(_, let retryAfter) = classify(429, headers: ["retry-after": date]) else {
+            Issue.record("429 was not transient")
+            return
+        }
+        #expect(retryAfter == .seconds(90))
+    }
+
+    @Test("401 and 403 are bad credentials carrying the server's message", arguments: [401, 403])
+    func badCredentials(status: Int) {
+        let outcome = classify(status, body: #"{"error":"unauthorized","message":"token not accepted"}"#)
+        #expect(outcome == .badCredentials(status: status, message: "HTTP \(status): token not accepted"))
+    }
+
+    @Test("Other 4xx are permanent with the server's message", arguments: [400, 404, 409, 413, 422])
+    func permanentClientErrors(status: Int) {
+        let outcome = classify(status, body: #"{"error":"invalid","message":"image hash does not match"}"#)
+        #expect(outcome == .permanent(status: status, message: "HTTP \(status): image hash does not match"))
+    }
+
+    @Test("A 4xx without a JSON body is permanent and says its status")
+    func permanentWithoutMessage() {
+        #expect(classify(410) == .permanent(status: 410, message: "HTTP 410"))
+    }
+
+    @Test("501 and 505 are permanent: retrying cannot help", arguments: [501, 505])
+    func permanentServerErrors(status: Int) {
+        #expect(classify(status) == .permanent(status: status, message: "HTTP \(status)"))
+    }
+
+    @Test("3xx answers (redirects are not followed) are permanent")
+    func redirectsArePermanent() {
+        #expect(classify(301) == .permanent(status: 301, message: "HTTP 301"))
+    }
+
+    @Test("Refused connections and connect timeouts are unreachable: no attempt spent",
+          arguments: [TransportError.Kind.connectionRefused, .connectTimeout])
+    func unreachable(kind: TransportError.Kind) {
+        #expect(classify(kind) == .unreachable(reason: "m"))
+    }
+
+    @Test("DNS failures, lost connections, stalls and other curl failures are transient",
+          arguments: [TransportError.Kind.dnsFailure, .connectionLost, .timeout, .other])
+    func transientFailures(kind: TransportError.Kind) {
+        #expect(classify(kind) == .transient(reason: "m", retryAfter: nil))
+    }
+
+    @Test("TLS failures, unreadable files and malformed requests are permanent without a status",
+          arguments: [TransportError.Kind.tls, .fileUnreadable, .invalidRequest, .setupFailed])
+    func permanentFailures(kind: TransportError.Kind) {
+        #expect(classify(kind) == .permanent(status: nil, message: "m"))
+    }
+
+    @Test("A cancelled transfer is classified as cancelled")
+    func cancelled() {
+        #expect(classify(.cancelled) == .cancelled)
+    }
+
+    @Test("Response headers are looked up case-insensitively; repeated names are joined")
+    func headerLookup() {
+        let response = HTTPResponse(status: 200, headers: ["Retry-After": "5", "X-A": "1", "x-a": "2"])
+        #expect(response.header("retry-after") == "5")
+        #expect(response.header("RETRY-AFTER") == "5")
+        #expect(response.header("x-a")?.split(separator: ",").count == 2)
+        #expect(response.header("missing") == nil)
+    }
+
+    @Test("A transport error's description says what to do")
+    func errorDescriptionAdvises() {
+        let error = TransportError(kind: .tls, message: "certificate rejected")
+        #expect(error.errorDescription?.contains("RECIPES_CA_BUNDLE") == true)
+        #expect(error.errorDescription?.hasPrefix("certificate rejected") == true)
+    }
+}
