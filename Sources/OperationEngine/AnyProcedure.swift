@@ -1,0 +1,170 @@
+
+/// A unit of work with a life cycle, conditions, dependencies, observers and a retry policy, type-erased.
+///
+/// `Procedure<Output>` is the typed face most code uses; queues, observers and conditions see `AnyProcedure`.
+/// Configure it (dependencies, conditions, observers) before adding it to a queue; after that only `cancel` changes
+/// it. All state sits behind one lock (`Locked`), and the engine never calls out while holding it.
+public final class AnyProcedure: Sendable, CustomStringConvertible {
+    /// The body: runs the work once per attempt and returns its output.
+    typealias Body = @Sendable (ProcedureContext) async throws -> any Sendable
+
+    /// The unique identifier.
+    public let id: ProcedureID
+    /// The name, for messages and events (for example `image upload`).
+    public let name: String
+    /// The priority among ready procedures.
+    public let priority: ProcedurePriority
+    /// Free-form labels carried into events (for example `uuid`, `step`).
+    public let tags: [String: String]
+    /// How failures are retried.
+    public let retryPolicy: RetryPolicy
+    /// Attempts already made by earlier runs; counted against `retryPolicy.maxAttempts`.
+    public let previousAttempts: Int
+
+    let state: Locked<CoreState>
+
+    struct CoreState {
+        var lifecycle: ProcedureState = .initialized
+        var body: Body?
+        var dependencies: [AnyProcedure] = []
+        var dependents: [AnyProcedure] = []
+        var hasDependents = false
+        var conditions: [any ProcedureCondition]
+        var observers: [any ProcedureObserver] = []
+        var cancelReason: CancellationReason?
+        var cancelHandlers: [@Sendable () -> Void] = []
+        var hasDriver = false
+        var driver: DriverHandle?
+        var outcome: ProcedureOutcome?
+        var output: (any Sendable)?
+        var queue: ProcedureQueue?
+        var started = false
+        var attemptsThisRun = 0
+        var remainingDependencies = 0
+        var finishWaiters: [CheckedContinuation<ProcedureOutcome, Never>] = []
+    }
+
+    init(
+        name: String,
+        priority: ProcedurePriority,
+        conditions: [any ProcedureCondition],
+        retryPolicy: RetryPolicy,
+        tags: [String: String],
+        previousAttempts: Int,
+        cancelsOnDependencyFailure: Bool,
+        body: @escaping Body
+    ) {
+        self.id = ProcedureID.next()
+        self.name = name
+        self.priority = priority
+        self.tags = tags
+        self.retryPolicy = retryPolicy
+        self.previousAttempts = max(0, previousAttempts)
+        var all = conditions
+        if cancelsOnDependencyFailure { all.append(NoFailedDependencies()) }
+        self.state = Locked(CoreState(body: body, conditions: all))
+    }
+
+    // MARK: Reading
+
+    /// The current life-cycle state.
+    public var lifecycle: ProcedureState { state.withLock { $0.lifecycle } }
+    /// Whether cancellation was requested (it may still be finishing).
+    public var isCancelled: Bool { state.withLock { $0.cancelReason != nil } }
+    /// Why it was cancelled, if it was.
+    public var cancellationReason: CancellationReason? { state.withLock { $0.cancelReason } }
+    /// Whether it has finished.
+    public var isFinished: Bool { state.withLock { $0.lifecycle == .finished } }
+    /// The outcome, once finished.
+    public var outcome: ProcedureOutcome? { state.withLock { $0.outcome } }
+    /// The output of a successful run, type-erased.
+    public var anyOutput: (any Sendable)? { state.withLock { $0.output } }
+    /// The current (or last) attempt number, counting earlier runs; 0 before the first attempt.
+    public var attempt: Int { state.withLock { previousAttempts + $0.attemptsThisRun } }
+    /// The procedures this one waits for (empty once it has finished).
+    public var dependencies: [AnyProcedure] { state.withLock { $0.dependencies } }
+    /// The conditions, including the implicit `NoFailedDependencies` unless opted out.
+    public var conditions: [any ProcedureCondition] { state.withLock { $0.conditions } }
+    /// The exclusivity keys of all conditions, without duplicates, in order.
+    public var exclusivityKeys: [String] {
+        var seen = Set<String>()
+        return conditions.flatMap(\.exclusivityKeys).filter { seen.insert($0).inserted }
+    }
+    /// The identity carried by events.
+    public var info: ProcedureInfo { ProcedureInfo(id: id, name: name, tags: tags) }
+    /// `name#id`.
+    public var description: String { "\(name)\(id)" }
+
+    // MARK: Configuring (before the procedure is added to a queue)
+
+    /// Makes this procedure wait until `dependency` has finished; call before adding either to a queue.
+    public func addDependency(_ dependency: AnyProcedure) {
+        precondition(dependency !== self, "A procedure cannot depend on itself.")
+        state.withLock { state in
+            precondition(state.lifecycle == .initialized, "Add dependencies before adding ‘\(name)’ to a queue.")
+            state.dependencies.append(dependency)
+        }
+        dependency.state.withLock { $0.hasDependents = true }
+    }
+
+    /// Adds a condition; call before adding the procedure to a queue.
+    public func addCondition(_ condition: any ProcedureCondition) {
+        state.withLock { state in
+            precondition(state.lifecycle == .initialized, "Add conditions before adding ‘\(name)’ to a queue.")
+            state.conditions.append(condition)
+        }
+    }
+
+    /// Adds an observer; it receives every event from now on. Observers added after finishing receive nothing.
+    public func addObserver(_ observer: any ProcedureObserver) {
+        state.withLock { state in
+            guard state.lifecycle != .finished else { return }
+            state.observers.append(observer)
+        }
+    }
+
+    // MARK: Cancelling and waiting
+
+    /// Cancels the procedure: before it starts it never executes; while it runs, its task is cancelled and its
+    /// cancel handlers run at once. Only the first call has an effect; cancelling a finished procedure does nothing.
+    public func cancel(reason: CancellationReason = .requested("cancel")) {
+        enum Action { case none, markOnly, interrupt(DriverHandle?, [@Sendable () -> Void]), finish(ProcedureQueue) }
+        let (action, observers): (Action, [any ProcedureObserver]) = state.withLock { state in
+            guard state.lifecycle != .finished, state.cancelReason == nil else { return (.none, []) }
+            state.cancelReason = reason
+            if state.hasDriver {
+                let handlers = state.cancelHandlers
+                state.cancelHandlers = []
+                return (.interrupt(state.driver, handlers), state.observers)
+            }
+            if let queue = state.queue { return (.finish(queue), state.observers) }
+            return (.markOnly, state.observers)
+        }
+        if case .none = action { return }
+        let queue = state.withLock { $0.queue }
+        let event = ProcedureEvent.cancelled(info, reason: reason)
+        for observer in observers { observer.receive(event, from: self, child: nil) }
+        queue?.broadcast(event)
+        switch action {
+        case .none, .markOnly:
+            break
+        case .interrupt(let driver, let handlers):
+            driver?.cancel(ifDriving: id)
+            for handler in handlers { handler() }
+        case .finish(let queue):
+            queue.complete(self, outcome: .cancelled(reason), output: nil, holdsSlot: false)
+        }
+    }
+
+    /// Waits until the procedure has finished and returns its outcome.
+    public func waitUntilFinished() async -> ProcedureOutcome {
+        await withCheckedContinuation { continuation in
+            let done: ProcedureOutcome? = state.withLock { state in
+                if let outcome = state.outcome { return outcome }
+                state.finishWaiters.append(continuation)
+                return nil
+            }
+            if let done { continuation.resume(returning: done) }
+        }
+    }
+}

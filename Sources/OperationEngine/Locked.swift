@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value guarded by a `pthread_mutex_t`; the engine's lock, with the shape of `Synchronization.Mutex`.
+///
+/// Why not `Mutex`: on Linux its contended path waits on a futex inside the uninstrumented Swift runtime, so
+/// ThreadSanitizer cannot see that lock's ordering and reports every contended critical section as a race, which
+/// makes `swift test --sanitize=thread` useless. ThreadSanitizer intercepts `pthread_mutex_lock`, so with this lock
+/// its reports are real. Value and mutex share one allocation. Not recursive: the engine never calls out while
+/// holding one.
+package struct Locked<Value>: @unchecked Sendable {
+    // @unchecked Sendable: the value is only read or written between `pthread_mutex_lock` and
+    // `pthread_mutex_unlock` of the mutex stored beside it, which is never exposed.
+    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+        deinit {
+            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+        }
+    }
+
+    private let storage: Storage
+
+    /// Creates the lock around `value`.
+    package init(_ value: Value) {
+        let buffer = Storage.create(minimumCapacity: 1) { _ in value }
+        storage = unsafeDowncast(buffer, to: Storage.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let result = pthread_mutex_init(mutex, nil)
+            precondition(result == 0, "pthread_mutex_init failed with \(result)")
+        }
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    @inline(__always)
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+}

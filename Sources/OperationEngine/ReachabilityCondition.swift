@@ -1,0 +1,43 @@
+/// Answers whether a host can be reached now (the transport supplies a live TCP probe).
+public protocol ReachabilityProbe: Sendable {
+    /// Whether `host:port` accepts connections now.
+    func isReachable(host: String, port: Int) async -> Bool
+}
+
+/// A probe made of a closure, e.g. `ClosureReachabilityProbe { host, port in await tcpConnect(host, port) }`.
+public struct ClosureReachabilityProbe: ReachabilityProbe {
+    private let probe: @Sendable (String, Int) async -> Bool
+
+    /// Wraps `probe`.
+    public init(_ probe: @escaping @Sendable (String, Int) async -> Bool) { self.probe = probe }
+
+    /// Calls the closure.
+    public func isReachable(host: String, port: Int) async -> Bool { await probe(host, port) }
+}
+
+/// Holds when the host answers the injected probe; otherwise fails with `EngineError.unreachable`, which retry
+/// policies classify as "not now" (no attempt counted; wait for the network or defer).
+public struct ReachabilityCondition: ProcedureCondition {
+    /// The host to reach.
+    public let host: String
+    /// The port to reach.
+    public let port: Int
+    private let probe: any ReachabilityProbe
+
+    /// Creates the condition for `host:port`, checked with `probe`.
+    public init(host: String, port: Int, probe: any ReachabilityProbe) {
+        self.host = host
+        self.port = port
+        self.probe = probe
+    }
+
+    /// `Reachability(<host>:<port>)`.
+    public var name: String { "Reachability(\(host):\(port))" }
+
+    /// Asks the probe; throws `EngineError.unreachable` when the host does not answer.
+    public func evaluate(_ context: ConditionContext) async throws {
+        guard await probe.isReachable(host: host, port: port) else {
+            throw EngineError.unreachable(host: host, port: port)
+        }
+    }
+}
