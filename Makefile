@@ -10,7 +10,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config cron sqlite3 python3 openssl curl
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
-.PHONY: all deps migrations build debug test tsan demo bench install clean
+.PHONY: all deps migrations build client debug test tsan demo bench install clean
 
 all: build
 
@@ -36,6 +36,10 @@ build: deps migrations
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes-server
 	@echo "binaries: $(BUILD)/release/recipes $(BUILD)/release/recipes-server"
 
+## client: the release `recipes` binary alone (what the demo of the editing half needs)
+client: deps migrations
+	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes
+
 debug: deps migrations
 	$(SWIFT) build --scratch-path $(BUILD)
 
@@ -49,7 +53,7 @@ tsan: deps
 	$(SWIFT) test --scratch-path $(BUILD)-tsan --sanitize=thread --filter OperationEngineTests
 
 ## demo: the main job end to end on its own, in temporary folders
-demo: build
+demo: client
 	@BUILD=$(BUILD) ./scripts/demo.sh
 
 ## bench: release benchmarks; figures written to BENCHMARKS.md with the machine and date
