@@ -7,14 +7,25 @@ BUILD=${BUILD:-.build}
 COUNT=${COUNT:-1000}
 ROUNDS=${ROUNDS:-3}
 
-swift build -c release --scratch-path "$BUILD" --product recipes-server >&2
-swift build -c release --scratch-path "$BUILD" --product TransportBenchmark >&2
+# A failed build says so and shows the compiler's output (on stderr, which is where the build log goes anyway).
+build() {
+    if ! swift build -c release --scratch-path "$BUILD" --product "$1" >&2; then
+        echo "bench/30: building $1 failed (see the errors above)" >&2
+        exit 1
+    fi
+}
+build recipes-server
+build TransportBenchmark
 BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
 
+# The server is started and stopped by the main shell only (never inside a $(...) subshell, whose EXIT trap
+# would not be this one), so the trap below stops it on every exit path: success, failure or Ctrl-C.
 work=$(mktemp -d)
 server_pid=""
 stop_server() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=""; fi; }
 trap 'stop_server; rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # 1,000 random 256 KiB bodies, each named by its SHA-256 (the contract's PUT /v1/images/{sha256}).
 python3 - "$work/images" "$COUNT" <<'PY'
@@ -44,12 +55,14 @@ start_server() {
 
 now() { date +%s.%N; }
 
+# Both runners are called in the main shell and leave their time in `result` (seconds).
 run_transport() {
     start_server
-    out=$("$BIN/TransportBenchmark" put-images "http://127.0.0.1:$port" "$work/images")
+    out=$("$BIN/TransportBenchmark" put-images "http://127.0.0.1:$port" "$work/images") \
+        || { echo "transport run failed: ${out:-no output}" >&2; exit 1; }
     stop_server
     case "$out" in *"failures=0 "*) ;; *) echo "transport run failed: $out" >&2; exit 1;; esac
-    echo "$out" | sed 's/.*seconds=//'
+    result=$(echo "$out" | sed 's/.*seconds=//')
 }
 
 run_curl() {
@@ -67,12 +80,13 @@ run_curl() {
     stop_server
     ok=$(grep -c '^20[01]$' "$work/curl-codes.txt" || true)
     [ "$ok" -eq "$COUNT" ] || { echo "curl run: only $ok of $COUNT stored" >&2; exit 1; }
-    python3 -c "print(f'{$end - $start:.3f}')"
+    result=$(python3 -c "print(f'{$end - $start:.3f}')")
 }
 
 best_transport=""; best_curl=""
 for round in $(seq 1 "$ROUNDS"); do
-    t=$(run_transport); c=$(run_curl)
+    run_transport; t=$result
+    run_curl; c=$result
     echo "round $round: transport ${t}s curl ${c}s" >&2
     best_transport=$(python3 -c "print(min(x for x in [$t, ${best_transport:-$t}]))")
     best_curl=$(python3 -c "print(min(x for x in [$c, ${best_curl:-$c}]))")

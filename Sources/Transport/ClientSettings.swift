@@ -1,7 +1,9 @@
 import Foundation
 
 /// The configuration turned into what every easy handle needs, computed once per client.
-struct ClientSettings: Sendable {
+///
+/// It holds the token in clear, so its description and mirror leave it out.
+struct ClientSettings: Sendable, CustomStringConvertible, CustomReflectable {
     /// The `User-Agent`.
     let userAgent: String
     /// The bearer token, if any.
@@ -30,7 +32,20 @@ struct ClientSettings: Sendable {
         }
     }
 
+    /// The settings without the token.
+    var description: String {
+        "ClientSettings(userAgent: \(userAgent.debugDescription), bearerToken: \(bearerToken == nil ? "nil" : "<redacted>"))"
+    }
+
+    /// Nothing of the settings for `dump` and debuggers but what `description` shows.
+    var customMirror: Mirror {
+        Mirror(self, children: ["description": description])
+    }
+
     /// The system bundle followed by the extra one: libcurl's CAINFO would replace the system store, a blob of both adds to it.
+    ///
+    /// An unreadable system bundle is an error, not a reason to trust the extra CA alone: every public server
+    /// would then fail verification, and the user would be told about certificates instead of the real cause.
     private static func combinedBundle(extra path: String, system: String?) throws(TransportError) -> [UInt8] {
         guard let extra = FileManager.default.contents(atPath: path) else {
             throw TransportError(kind: .setupFailed, message: "cannot read the CA bundle \(path); check the RECIPES_CA_BUNDLE path")
@@ -38,20 +53,26 @@ struct ClientSettings: Sendable {
         guard String(decoding: extra, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
             throw TransportError(kind: .setupFailed, message: "the CA bundle \(path) holds no PEM certificate; give a PEM file")
         }
-        var bundle: [UInt8] = []
-        if let system, let systemBytes = FileManager.default.contents(atPath: system) {
-            bundle.append(contentsOf: systemBytes)
-            bundle.append(UInt8(ascii: "\n"))
+        guard let system, let systemBytes = FileManager.default.contents(atPath: system) else {
+            throw TransportError(kind: .setupFailed,
+                                 message: "cannot read the system CA bundle \(system ?? "(libcurl names none)") to add \(path) to it; "
+                                     + "install the system CA certificates (the ca-certificates package)")
         }
+        var bundle = [UInt8](systemBytes)
+        bundle.append(UInt8(ascii: "\n"))
         bundle.append(contentsOf: extra)
         return bundle
     }
 }
 
 extension Duration {
-    /// The duration in whole milliseconds.
+    /// The duration in whole milliseconds, saturating at `Int64.min`/`Int64.max` instead of overflowing.
     var milliseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (total, overflowAgain) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        if overflowAgain { return seconds < 0 ? .min : .max }
+        return total
     }
 }

@@ -2,7 +2,10 @@ internal import CCurl
 
 /// The one owner of a libcurl easy handle, its header list and its error buffer; all are freed in `deinit`.
 ///
-/// Used by one thread at a time: built on the caller's task, then handed to the transfer loop's thread.
+/// Used by one thread at a time, never concurrently: configured on the task that calls `HTTPClient.send`,
+/// then, once submitted, used only on the transfer loop's thread (the multi handle drives it and the loop reads
+/// its results there). `deinit` runs wherever the last reference to its `Transfer` is dropped, often the
+/// caller's task after it has its result, and always after the loop took it out of the multi handle.
 final class CurlEasy {
     /// The raw `CURL *` (https://curl.se/libcurl/c/curl_easy_init.html).
     let handle: UnsafeMutableRawPointer
@@ -66,17 +69,27 @@ final class CurlEasy {
         try check(code, option)
     }
 
-    /// Sets CURLOPT_HTTPHEADER to these `Name: value` lines, owned by this handle.
+    /// Sets CURLOPT_HTTPHEADER to these `Name: value` lines (replacing any earlier ones), owned by this handle.
+    ///
+    /// The list is built apart and freed if building or setting it fails, so a failure leaks nothing
+    /// (https://curl.se/libcurl/c/curl_slist_append.html leaves the list intact when it returns NULL).
     func setHeaders(_ lines: [String]) throws(TransportError) {
-        var list: UnsafeMutablePointer<curl_slist>? = headerList
+        var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
             guard let appended = curl_slist_append(list, line) else {
+                if let list { curl_slist_free_all(list) }
                 throw TransportError(kind: .setupFailed, message: "libcurl could not allocate the request headers")
             }
             list = appended
         }
+        let code = recipes_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+        guard code == CURLE_OK else {
+            if let list { curl_slist_free_all(list) }
+            try check(code, CURLOPT_HTTPHEADER)
+            return
+        }
+        if let headerList { curl_slist_free_all(headerList) }
         headerList = list
-        try check(recipes_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list), CURLOPT_HTTPHEADER)
     }
 
     /// Sets CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION.

@@ -47,8 +47,15 @@ public final class HTTPClient: Sendable {
                 loop.submit(transfer)
             }
         } onCancel: {
-            loop.cancel(id)
+            loop.cancel(transfer)
         }
         return try result.get()
+    }
+}
+
+extension HTTPClient: CustomReflectable {
+    /// Only the (token-redacting) configuration: the settings derived from it hold the token in clear.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["configuration": configuration], displayStyle: .class)
     }
 }

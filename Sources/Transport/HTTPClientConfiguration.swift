@@ -32,6 +32,32 @@ public struct HTTPClientConfiguration: Sendable, Equatable {
     }
 }
 
+extension HTTPClientConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Every setting, with the bearer token shown as `<redacted>`.
+    public var description: String {
+        "HTTPClientConfiguration(userAgent: \(userAgent.debugDescription), bearerToken: \(bearerToken == nil ? "nil" : "<redacted>"), "
+            + "caBundlePath: \(caBundlePath?.debugDescription ?? "nil"), connectTimeout: \(connectTimeout), "
+            + "lowSpeedLimitBytesPerSecond: \(lowSpeedLimitBytesPerSecond), lowSpeedTime: \(lowSpeedTime), "
+            + "maxConcurrentTransfers: \(maxConcurrentTransfers))"
+    }
+
+    /// The same as `description`: the token is never shown.
+    public var debugDescription: String { description }
+
+    /// The settings for `dump` and debuggers, with the bearer token shown as `<redacted>`.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "userAgent": userAgent,
+            "bearerToken": bearerToken.map { _ in "<redacted>" } as Any,
+            "caBundlePath": caBundlePath as Any,
+            "connectTimeout": connectTimeout,
+            "lowSpeedLimitBytesPerSecond": lowSpeedLimitBytesPerSecond,
+            "lowSpeedTime": lowSpeedTime,
+            "maxConcurrentTransfers": maxConcurrentTransfers,
+        ], displayStyle: .struct)
+    }
+}
+
 /// The version in the default `User-Agent`; the command line passes its own `recipes/<version>`.
 public enum TransportVersion {
     /// The version string of this build.

@@ -23,7 +23,9 @@ public struct ReachabilityProbe: Sendable {
     /// so the answer is "unreachable" once `timeout` has passed even if the lookup is still running; its late
     /// result is dropped.
     public static func live(timeout: Duration = .seconds(2)) -> ReachabilityProbe {
-        ReachabilityProbe { host, port in
+        // A day is "forever" for a probe, and keeps every deadline computation far from overflowing.
+        let timeout = min(max(timeout, .zero), .seconds(86_400))
+        return ReachabilityProbe { host, port in
             await withCheckedContinuation { continuation in
                 let answer = FirstAnswer(continuation)
                 // Name resolution and connect block: run them off the cooperative thread pool.
@@ -46,10 +48,62 @@ public struct ReachabilityProbe: Sendable {
         await check(host, port)
     }
 
-    /// Whether the host of `url` can be reached on its port (the scheme's default when the URL names none).
-    public func isReachable(url: String) async -> Bool {
-        guard let target = ReachabilityProbe.hostAndPort(of: url) else { return false }
+    /// Whether `url` can be reached: its host on its port, or the proxy libcurl would use for it instead.
+    ///
+    /// `environment` is where the proxy variables are read (see `connectTarget(of:environment:)`).
+    public func isReachable(url: String,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) async -> Bool {
+        guard let target = ReachabilityProbe.connectTarget(of: url, environment: environment) else { return false }
         return await check(target.host, target.port)
+    }
+
+    /// Where a request to `url` opens its TCP connection: the proxy libcurl takes from `environment`, if one
+    /// applies, else the URL's own host and port; nil for a URL without a host or an http(s) scheme.
+    ///
+    /// The variables libcurl reads (https://curl.se/libcurl/c/CURLOPT_PROXY.html, CURLOPT_NOPROXY):
+    /// `http_proxy` for http (lower case only: libcurl ignores `HTTP_PROXY`), `https_proxy` or `HTTPS_PROXY` for
+    /// https, else `all_proxy` or `ALL_PROXY`; lower case first, an empty value means none. `no_proxy` or
+    /// `NO_PROXY` lists hosts reached directly: comma-separated names matched exactly or as a domain suffix
+    /// (a leading dot is ignored), or `*` for every host. A proxy without a port uses 1080 (443 for https://).
+    public static func connectTarget(of url: String, environment: [String: String]) -> (host: String, port: Int)? {
+        guard let direct = hostAndPort(of: url) else { return nil }
+        let scheme = URLComponents(string: url)?.scheme?.lowercased()
+        func variable(_ names: String...) -> String? {
+            for name in names {
+                if let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return value }
+            }
+            return nil
+        }
+        let specific = scheme == "https" ? variable("https_proxy", "HTTPS_PROXY") : variable("http_proxy")
+        guard let proxy = specific ?? variable("all_proxy", "ALL_PROXY") else { return direct }
+        if let exceptions = variable("no_proxy", "NO_PROXY"), bypassesProxy(host: direct.host, noProxy: exceptions) {
+            return direct
+        }
+        return proxyHostAndPort(proxy) ?? direct
+    }
+
+    /// Whether `host` matches a `no_proxy` list: `*`, or an entry equal to it or a parent domain of it.
+    static func bypassesProxy(host: String, noProxy: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        for entry in noProxy.split(whereSeparator: { $0 == "," || $0 == " " }) {
+            var name = entry.lowercased()
+            if name == "*" { return true }
+            if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+            while name.hasPrefix(".") { name.removeFirst() }
+            if name.hasSuffix(".") { name.removeLast() }
+            guard !name.isEmpty else { continue }
+            if host == name || host.hasSuffix("." + name) { return true }
+        }
+        return false
+    }
+
+    /// The host and port of a proxy variable's value (`host:port`, `http://user@host:port/`…).
+    private static func proxyHostAndPort(_ value: String) -> (host: String, port: Int)? {
+        let withScheme = value.contains("://") ? value : "http://" + value
+        guard let components = URLComponents(string: withScheme), let host = components.host, !host.isEmpty else { return nil }
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 1080)
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return (bare, port)
     }
 
     /// The host and port a URL connects to: the explicit port, else 443 for https and 80 for http.
@@ -106,7 +160,7 @@ enum TCPConnectProbe {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return false }
             var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(max(1, remaining.milliseconds)))
+            let ready = poll(&descriptor, 1, Int32(clamping: max(1, remaining.milliseconds)))
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { return false }
             var failure: Int32 = 0

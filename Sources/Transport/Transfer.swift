@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 internal import CCurl
 
 /// One request in flight: its easy handle, its body source, the answer being collected and the caller waiting for it.
@@ -7,7 +8,8 @@ internal import CCurl
 /// (and libcurl callbacks on it) touches it.
 final class Transfer: @unchecked Sendable {
     // @unchecked Sendable: the mutable state is confined — written by the submitting task before submission
-    // (which happens-before the loop reads it, through the loop's Mutex), afterwards only by the loop's thread.
+    // (which happens-before the loop reads it, through the loop's Mutex), afterwards only by the loop's thread;
+    // `cancelRequested`, the one exception, is an Atomic.
 
     /// The transfer's identity, used to cancel it.
     let id: UInt64
@@ -29,6 +31,14 @@ final class Transfer: @unchecked Sendable {
     var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
     private var body = Data()
     private var headers: [String: String] = [:]
+    /// Set when the answer outgrew `maxResponseBytes` and the write callback stopped the transfer.
+    private var responseTooLarge = false
+
+    /// The most bytes of an answer's body kept in memory; a larger answer fails as `.responseTooLarge`.
+    static let maxResponseBytes = 16 << 20
+
+    /// Set (from any thread) once the caller cancelled; the loop then never starts the transfer.
+    let cancelRequested = Atomic<Bool>(false)
 
     /// Prepares the easy handle for `request` with the client's settings.
     init(id: UInt64, request: HTTPRequest, settings: ClientSettings,
@@ -82,6 +92,10 @@ final class Transfer: @unchecked Sendable {
         try easy.set(CURLOPT_WRITEFUNCTION, writeFunction: { data, size, count, context in
             guard let context else { return 0 }
             let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            guard transfer.body.count + size * count <= Transfer.maxResponseBytes else {
+                transfer.responseTooLarge = true
+                return 0 // anything but size * count aborts the transfer with CURLE_WRITE_ERROR
+            }
             if let data { transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count) }
             return size * count
         })
@@ -162,28 +176,45 @@ final class Transfer: @unchecked Sendable {
             return .success(HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), headers: headers, body: body))
         }
         if let failure = upload?.failure { return .failure(failure) }
-        let kind = kind(for: code)
+        if responseTooLarge {
+            return .failure(TransportError(kind: .responseTooLarge,
+                                           message: redact("\(method.rawValue) \(url) failed: the answer is larger than \(Transfer.maxResponseBytes >> 20) MiB"),
+                                           curlCode: Int(code.rawValue)))
+        }
+        let kind = Transfer.kind(curlCode: Int(code.rawValue),
+                                 nameLookupDone: easy.info(offset: CURLINFO_NAMELOOKUP_TIME_T) > 0,
+                                 requestSent: easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) > 0)
         let detail = easy.errorText.isEmpty ? CurlCode.describe(code) : easy.errorText
-        var message = "\(method.rawValue) \(url) failed: \(detail)"
-        if let redaction, !redaction.isEmpty { message = message.replacingOccurrences(of: redaction, with: "<token>") }
+        let message = redact("\(method.rawValue) \(url) failed: \(detail)")
         return .failure(TransportError(kind: kind, message: message, curlCode: Int(code.rawValue)))
     }
 
-    private func kind(for code: CURLcode) -> TransportError.Kind {
-        switch code {
+    private func redact(_ message: String) -> String {
+        TransferOutcome.redact(message, token: redaction)
+    }
+
+    /// What a libcurl result code means (https://curl.se/libcurl/c/libcurl-errors.html), without I/O.
+    ///
+    /// `nameLookupDone` is CURLINFO_NAMELOOKUP_TIME_T > 0 and `requestSent` CURLINFO_PRETRANSFER_TIME_T > 0: they
+    /// tell a time-out while resolving (a DNS failure) from one while connecting and from a stall afterwards.
+    /// A failed TLS handshake (35, e.g. the connection closed during it) is a lost connection, worth retrying;
+    /// certificate and verification failures are `.tls`, which retrying cannot fix.
+    static func kind(curlCode: Int, nameLookupDone: Bool, requestSent: Bool) -> TransportError.Kind {
+        guard let raw = UInt32(exactly: curlCode) else { return .other }
+        switch CURLcode(rawValue: raw) {
         case CURLE_COULDNT_CONNECT:
             return .connectionRefused
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return .dnsFailure
         case CURLE_OPERATION_TIMEDOUT:
-            // No request went out (no pre-transfer time): the connection itself could not be opened in time.
-            return easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) == 0 ? .connectTimeout : .timeout
+            if !nameLookupDone { return .dnsFailure }
+            return requestSent ? .timeout : .connectTimeout
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2,
-             CURLE_HTTP2_STREAM, CURLE_SEND_FAIL_REWIND, CURLE_AGAIN:
+             CURLE_HTTP2_STREAM, CURLE_SEND_FAIL_REWIND, CURLE_AGAIN, CURLE_SSL_CONNECT_ERROR:
             return .connectionLost
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND,
+        case CURLE_OBSOLETE51, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE,
+             CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CIPHER, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND,
              CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED:
             return .tls
         case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:

@@ -28,7 +28,6 @@ final class TransferLoop: @unchecked Sendable {
     private var active: [UInt64: Transfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
     private var waiting: [Transfer] = []
-    private var cancelledBeforeArrival: Set<UInt64> = []
 
     /// Creates the loop and starts its thread.
     init(maxConcurrent: Int, maxConnections: Int) throws(TransportError) {
@@ -45,9 +44,13 @@ final class TransferLoop: @unchecked Sendable {
         if !accepted { transfer.finish(.failure(.cancelled("the HTTP client was shut down"))) }
     }
 
-    /// Aborts the transfer `id` wherever it is (queued or running); harmless if it already finished.
-    func cancel(_ id: UInt64) {
-        _ = post(.cancel(id))
+    /// Aborts `transfer` wherever it is (queued or running); harmless if it already finished.
+    ///
+    /// The flag is set first, so a cancellation that overtakes the transfer's own `submit` is seen when the
+    /// transfer arrives; the loop keeps no record of cancelled ids (which would grow with every cancellation).
+    func cancel(_ transfer: Transfer) {
+        transfer.cancelRequested.store(true, ordering: .sequentiallyConsistent)
+        _ = post(.cancel(transfer.id))
     }
 
     /// Stops the loop: every outstanding transfer fails as cancelled, then the thread ends.
@@ -95,7 +98,7 @@ final class TransferLoop: @unchecked Sendable {
     private func handle(_ command: Command) {
         switch command {
         case .add(let transfer):
-            if cancelledBeforeArrival.remove(transfer.id) != nil {
+            if transfer.cancelRequested.load(ordering: .sequentiallyConsistent) {
                 transfer.finish(.failure(.cancelled()))
             } else {
                 waiting.append(transfer)
@@ -107,11 +110,8 @@ final class TransferLoop: @unchecked Sendable {
                 transfer.finish(.failure(.cancelled()))
             } else if let index = waiting.firstIndex(where: { $0.id == id }) {
                 waiting.remove(at: index).finish(.failure(.cancelled()))
-            } else {
-                // The add is still in flight (cancelled before it arrived) or the transfer already finished;
-                // a finished id never comes back, so remembering it is harmless and bounded by cancellations.
-                cancelledBeforeArrival.insert(id)
             }
+            // Otherwise the transfer already finished, or its add is still on the way and will see `cancelRequested`.
         }
     }
 

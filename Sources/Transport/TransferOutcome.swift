@@ -7,6 +7,10 @@ public enum TransferOutcome: Sendable, Equatable {
     /// Worth retrying later: reset, DNS failure, timeout, 408, 429, 5xx; `retryAfter` from the server if given.
     case transient(reason: String, retryAfter: Duration?)
     /// The server could not be reached at all: "not now", no attempt is spent.
+    ///
+    /// `classify` never produces this: a refused connection or a connect timeout during a transfer is
+    /// `.transient` (an attempt was made). It is what the sync engine records when its reachability
+    /// condition (`ReachabilityProbe`, checked before each upload) finds the host unreachable.
     case unreachable(reason: String)
     /// The server refused the credentials (401, 403): the run stops.
     case badCredentials(status: Int, message: String)
@@ -22,35 +26,38 @@ extension TransferOutcome {
 
     /// Classifies the result of one `HTTPClient.send`; `now` anchors an HTTP-date `Retry-After`.
     ///
-    /// Decisions: connection refused and connect timeouts are `unreachable` (nothing reached the server);
-    /// DNS failures, resets and stalls are `transient`; TLS, file and request errors are `permanent`.
+    /// Decisions: connection refused, connect timeouts, DNS failures, resets and stalls are `transient`
+    /// (never `unreachable`: that is the reachability condition's verdict, see `TransferOutcome.unreachable`);
+    /// TLS, file, request and oversized-answer errors are `permanent`.
     /// Statuses: 2xx success; 408, 429 and every 5xx transient (501 and 505 permanent: retrying cannot
     /// help); 401 and 403 bad credentials; other 4xx, 1xx and 3xx permanent.
-    public static func classify(_ result: Result<HTTPResponse, TransportError>, now: Date) -> TransferOutcome {
+    /// Every message keeps at most 500 characters of the server's text, without control characters, and with
+    /// each occurrence of `token` (pass the bearer token the request carried) replaced by `<token>`.
+    public static func classify(_ result: Result<HTTPResponse, TransportError>, now: Date,
+                                redacting token: String? = nil) -> TransferOutcome {
         switch result {
         case .failure(let error):
-            return classify(error)
+            return classify(error, redacting: token)
         case .success(let response):
-            return classify(response, now: now)
+            return classify(response, now: now, redacting: token)
         }
     }
 
-    private static func classify(_ error: TransportError) -> TransferOutcome {
+    private static func classify(_ error: TransportError, redacting token: String?) -> TransferOutcome {
+        let message = redact(error.message, token: token)
         switch error.kind {
         case .cancelled:
             return .cancelled
-        case .connectionRefused, .connectTimeout:
-            return .unreachable(reason: error.message)
-        case .dnsFailure, .connectionLost, .timeout, .other:
-            return .transient(reason: error.message, retryAfter: nil)
-        default: // .tls, .fileUnreadable, .invalidRequest, .setupFailed
-            return .permanent(status: nil, message: error.message)
+        case .connectionRefused, .connectTimeout, .dnsFailure, .connectionLost, .timeout, .other:
+            return .transient(reason: message, retryAfter: nil)
+        default: // .tls, .fileUnreadable, .invalidRequest, .setupFailed, .responseTooLarge
+            return .permanent(status: nil, message: message)
         }
     }
 
-    private static func classify(_ response: HTTPResponse, now: Date) -> TransferOutcome {
+    private static func classify(_ response: HTTPResponse, now: Date, redacting token: String?) -> TransferOutcome {
         let status = response.status
-        let message = describe(response)
+        let message = describe(response, redacting: token)
         if (200..<300).contains(status) {
             return .success(status: status)
         }
@@ -69,15 +76,34 @@ extension TransferOutcome {
         transientStatuses.contains(status) || ((500..<600).contains(status) && status != 501 && status != 505)
     }
 
-    /// "HTTP 409: <server message>", the body when it is a short text, or just "HTTP 409".
-    private static func describe(_ response: HTTPResponse) -> String {
+    /// "HTTP 409: <server message>", the body when it is a short text, or just "HTTP 409"; control characters
+    /// (which could move a terminal's cursor or forge log lines) become spaces.
+    /// The token is replaced before the text is shortened, so no prefix of it survives the cut.
+    private static func describe(_ response: HTTPResponse, redacting token: String?) -> String {
         if let message = response.serverMessage {
-            return "HTTP \(response.status): \(message.prefix(500))"
+            let line = printable(String(redact(message, token: token).prefix(500)))
+            if !line.isEmpty { return "HTTP \(response.status): \(line)" }
         }
         if response.body.count <= 200, let text = String(data: response.body, encoding: .utf8) {
-            let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = printable(redact(text, token: token))
             if !line.isEmpty && !line.contains("<") { return "HTTP \(response.status): \(line)" }
         }
         return "HTTP \(response.status)"
+    }
+
+    /// `text` with every control character (C0, DEL, C1) replaced by a space, trimmed.
+    private static func printable(_ text: String) -> String {
+        let scalars = text.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? " " : scalar
+        }
+        var cleaned = String.UnicodeScalarView()
+        cleaned.append(contentsOf: scalars)
+        return String(cleaned).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// `message` with each occurrence of `token` replaced by `<token>`.
+    static func redact(_ message: String, token: String?) -> String {
+        guard let token, !token.isEmpty else { return message }
+        return message.replacingOccurrences(of: token, with: "<token>")
     }
 }

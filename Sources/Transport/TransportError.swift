@@ -7,7 +7,7 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case connectionRefused, connectTimeout, dnsFailure, connectionLost, timeout
-            case tls, fileUnreadable, invalidRequest, cancelled, setupFailed, other
+            case tls, fileUnreadable, invalidRequest, cancelled, setupFailed, responseTooLarge, other
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -32,6 +32,8 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
         public static let cancelled = Kind(.cancelled)
         /// The client could not be set up (libcurl or the CA bundle).
         public static let setupFailed = Kind(.setupFailed)
+        /// The server's answer was larger than the client keeps in memory (`HTTPClient.maxResponseBytes`).
+        public static let responseTooLarge = Kind(.responseTooLarge)
         /// Any other libcurl failure.
         public static let other = Kind(.other)
 
@@ -81,6 +83,8 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
             "sync again to resume it"
         case .setupFailed:
             "check the libcurl installation and RECIPES_CA_BUNDLE"
+        case .responseTooLarge:
+            "check that the server URL points at a recipes server"
         default:
             "try again"
         }

@@ -61,7 +61,7 @@ struct ResilienceTests {
         }
     }
 
-    @Test("a stopped server is unreachable (no attempt spent)")
+    @Test("a stopped server is a transient failure (unreachable is the reachability probe's verdict, not the transfer's)")
     func unreachable() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recipes-conformance-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -71,6 +71,6 @@ struct ResilienceTests {
         let client = try HTTPClient(configuration: .init(connectTimeout: .seconds(2)))
         let result: Result<HTTPResponse, TransportError>
         do { result = .success(try await client.send(HTTPRequest(method: .get, url: url))) } catch { result = .failure(error) }
-        guard case .unreachable = TransferOutcome.classify(result, now: Date()) else { Issue.record("got \(result)"); return }
+        guard case .transient = TransferOutcome.classify(result, now: Date()) else { Issue.record("got \(result)"); return }
     }
 }

@@ -13,15 +13,56 @@ struct HTTPClientFailureTests {
         }
     }
 
-    @Test("A refused connection is connectionRefused, unreachable, and its message never contains the token")
+    @Test("A refused connection is connectionRefused and transient (unreachable is only the probe's verdict)")
     func refused() async throws {
         let port = try TestSupport.closedPort()
-        let client = try TestSupport.client(token: "tok-very-secret-123")
+        let client = try TestSupport.client()
         let (outcome, error) = await outcome(client, HTTPRequest(method: .get, url: "http://127.0.0.1:\(port)/v1/health"))
         let failure = try #require(error)
         #expect(failure.kind == .connectionRefused)
-        guard case .unreachable = outcome else { Issue.record("not unreachable: \(outcome)"); return }
-        #expect(!"\(failure.message) \(failure.errorDescription ?? "") \(failure)".contains("tok-very-secret-123"))
+        guard case .transient(_, nil) = outcome else { Issue.record("not transient: \(outcome)"); return }
+    }
+
+    @Test("The token never appears in a failure's message, even where libcurl quotes the URL or host",
+          arguments: ["http://127.0.0.1:PORT/v1/images/tok-xyz-secret", "http://tok-xyz-secret.invalid/v1/health"])
+    func tokenNeverInFailureMessages(template: String) async throws {
+        let token = "tok-xyz-secret"
+        let port = try TestSupport.closedPort()
+        let client = try TestSupport.client(token: token)
+        let request = HTTPRequest(method: .get, url: template.replacingOccurrences(of: "PORT", with: String(port)))
+        let (outcome, error) = await outcome(client, request)
+        let failure = try #require(error)
+        let texts = [failure.message, failure.errorDescription ?? "", "\(failure)", String(reflecting: failure), "\(outcome)"]
+        for text in texts { #expect(!text.contains(token), "leaked: \(text)") }
+        #expect(failure.message.contains("<token>"), "the quoted URL or host is still named, without the token")
+    }
+
+    @Test("A server error body that echoes the token is redacted when classified with it")
+    func echoedTokenRedacted() async throws {
+        let token = "tok-echo-77"
+        let server = try LoopbackHTTPServer { head in
+            .respond(status: 401, headers: ["Content-Type": "application/json"],
+                     body: Data(#"{"error":"unauthorized","message":"\#(head.headers["authorization"] ?? "") is not valid"}"#.utf8))
+        }
+        defer { server.stop() }
+        let client = try TestSupport.client(token: token)
+        let response = try await client.send(HTTPRequest(method: .get, url: server.baseURL + "/v1/health"))
+        #expect(String(decoding: response.body, as: UTF8.self).contains(token)) // the server really echoed it
+        #expect(TransferOutcome.classify(.success(response), now: Date(), redacting: token)
+                == .badCredentials(status: 401, message: "HTTP 401: Bearer <token> is not valid"))
+    }
+
+    @Test("An answer larger than the in-memory limit fails as responseTooLarge, permanent")
+    func oversizedAnswer() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 200, body: Data(count: (16 << 20) + 1)) }
+        defer { server.stop() }
+        let client = try TestSupport.client()
+        let (outcome, error) = await outcome(client, HTTPRequest(method: .get, url: server.baseURL + "/v1/recipes"))
+        #expect(error?.kind == .responseTooLarge)
+        guard case .permanent(nil, _) = outcome else { Issue.record("not permanent: \(outcome)"); return }
+        let fits = try LoopbackHTTPServer { _ in .respond(status: 200, body: Data(count: 16 << 20)) }
+        defer { fits.stop() }
+        #expect(try await client.send(HTTPRequest(method: .get, url: fits.baseURL + "/v1/recipes")).body.count == 16 << 20)
     }
 
     @Test("A connection reset in the middle of an upload is connectionLost and transient")

@@ -79,22 +79,50 @@ struct TransferOutcomeTests {
         #expect(classify(301) == .permanent(status: 301, message: "HTTP 301"))
     }
 
-    @Test("Refused connections and connect timeouts are unreachable: no attempt spent",
-          arguments: [TransportError.Kind.connectionRefused, .connectTimeout])
-    func unreachable(kind: TransportError.Kind) {
-        #expect(classify(kind) == .unreachable(reason: "m"))
-    }
-
-    @Test("DNS failures, lost connections, stalls and other curl failures are transient",
-          arguments: [TransportError.Kind.dnsFailure, .connectionLost, .timeout, .other])
+    @Test("Refused connections, connect timeouts, DNS failures, lost connections, stalls and other curl failures are transient",
+          arguments: [TransportError.Kind.connectionRefused, .connectTimeout, .dnsFailure, .connectionLost, .timeout, .other])
     func transientFailures(kind: TransportError.Kind) {
         #expect(classify(kind) == .transient(reason: "m", retryAfter: nil))
     }
 
     @Test("TLS failures, unreadable files and malformed requests are permanent without a status",
-          arguments: [TransportError.Kind.tls, .fileUnreadable, .invalidRequest, .setupFailed])
+          arguments: [TransportError.Kind.tls, .fileUnreadable, .invalidRequest, .setupFailed, .responseTooLarge])
     func permanentFailures(kind: TransportError.Kind) {
         #expect(classify(kind) == .permanent(status: nil, message: "m"))
+    }
+
+    @Test("A server message that echoes the token is redacted and loses its control characters", arguments: [400, 401, 503])
+    func serverMessageRedacted(status: Int) {
+        let token = "tok-echo-9f3a"
+        let body = #"{"error":"bad","message":"token \#(token) rejected\u001b[2J\r\nForged: line\u0007"}"#
+        let outcome = TransferOutcome.classify(.success(HTTPResponse(status: status, body: Data(body.utf8))), now: now,
+                                               redacting: token)
+        let message: String
+        switch outcome {
+        case .permanent(_, let text), .badCredentials(_, let text), .transient(let text, _): message = text
+        default: Issue.record("unexpected \(outcome)"); return
+        }
+        #expect(!message.contains(token))
+        #expect(message.hasPrefix("HTTP \(status): token <token> rejected"))
+        #expect(!message.unicodeScalars.contains { $0.properties.generalCategory == .control })
+    }
+
+    @Test("A token that would be cut at 500 characters leaves no prefix of itself behind")
+    func longServerMessageRedactedBeforeCut() {
+        let token = "tok-long-0123456789"
+        let body = #"{"message":"\#(String(repeating: "x", count: 490))\#(token)"}"#
+        let outcome = TransferOutcome.classify(.success(HTTPResponse(status: 422, body: Data(body.utf8))), now: now,
+                                               redacting: token)
+        guard case .permanent(_, let message) = outcome else { Issue.record("not permanent: \(outcome)"); return }
+        #expect(!message.contains("tok-long"))
+        #expect(message.hasSuffix("<token>"))
+    }
+
+    @Test("A transport error's message is redacted too")
+    func transportErrorRedacted() {
+        let error = TransportError(kind: .timeout, message: "GET http://h/tok-abc failed")
+        #expect(TransferOutcome.classify(.failure(error), now: now, redacting: "tok-abc")
+                == .transient(reason: "GET http://h/<token> failed", retryAfter: nil))
     }
 
     @Test("A cancelled transfer is classified as cancelled")

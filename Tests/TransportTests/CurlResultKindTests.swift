@@ -1,0 +1,43 @@
+import Testing
+@testable import Transport
+
+@Suite("Transfer.kind(curlCode:…): what each libcurl result code means, without I/O")
+struct CurlResultKindTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        var code: Int
+        var nameLookupDone = true
+        var requestSent = true
+        var kind: TransportError.Kind
+        var testDescription: String { "curl \(code) lookup=\(nameLookupDone) sent=\(requestSent) → \(kind)" }
+    }
+
+    static let table: [Row] = [
+        Row(code: 7, kind: .connectionRefused),                                      // COULDNT_CONNECT
+        Row(code: 6, kind: .dnsFailure), Row(code: 5, kind: .dnsFailure),            // COULDNT_RESOLVE_HOST / _PROXY
+        Row(code: 28, nameLookupDone: false, requestSent: false, kind: .dnsFailure), // timed out while resolving
+        Row(code: 28, nameLookupDone: true, requestSent: false, kind: .connectTimeout),
+        Row(code: 28, nameLookupDone: true, requestSent: true, kind: .timeout),      // stalled after sending
+        Row(code: 35, requestSent: false, kind: .connectionLost),                    // SSL_CONNECT_ERROR: handshake broke
+        Row(code: 55, kind: .connectionLost), Row(code: 56, kind: .connectionLost), Row(code: 52, kind: .connectionLost),
+        Row(code: 18, kind: .connectionLost), Row(code: 92, kind: .connectionLost),
+        Row(code: 51, kind: .tls), Row(code: 60, kind: .tls), Row(code: 58, kind: .tls), Row(code: 77, kind: .tls),
+        Row(code: 80, kind: .tls), Row(code: 82, kind: .tls), Row(code: 83, kind: .tls), Row(code: 90, kind: .tls),
+        Row(code: 91, kind: .tls),
+        Row(code: 26, kind: .fileUnreadable), Row(code: 42, kind: .fileUnreadable),
+        Row(code: 3, kind: .invalidRequest), Row(code: 1, kind: .invalidRequest), Row(code: 43, kind: .invalidRequest),
+        Row(code: 23, kind: .other), Row(code: 9999, kind: .other), Row(code: -1, kind: .other),
+    ]
+
+    @Test("Each code maps to its kind", arguments: table)
+    func mapping(row: Row) {
+        #expect(Transfer.kind(curlCode: row.code, nameLookupDone: row.nameLookupDone, requestSent: row.requestSent) == row.kind)
+    }
+
+    @Test("A failed TLS handshake is retried; a certificate that does not verify is not")
+    func handshakeVersusVerification() {
+        let handshake = TransportError(kind: Transfer.kind(curlCode: 35, nameLookupDone: true, requestSent: false), message: "m")
+        let certificate = TransportError(kind: Transfer.kind(curlCode: 60, nameLookupDone: true, requestSent: false), message: "m")
+        #expect(TransferOutcome.classify(.failure(handshake), now: .now) == .transient(reason: "m", retryAfter: nil))
+        #expect(TransferOutcome.classify(.failure(certificate), now: .now) == .permanent(status: nil, message: "m"))
+    }
+}
