@@ -156,6 +156,7 @@ let package = Package(
             name: "ReferenceServerTests",
             dependencies: [
                 "ReferenceServer", "RecipesServerExecutable", .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),

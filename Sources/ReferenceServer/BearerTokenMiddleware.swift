@@ -15,14 +15,19 @@ struct BearerTokenMiddleware: RouterMiddleware {
                               message: "This server needs a bearer token: set RECIPES_TOKEN (or server.token) to the server's token.",
                               headers: challenge)
         }
-        let prefix = "bearer "
-        guard header.count > prefix.count, header.lowercased().hasPrefix(prefix),
-              Self.constantTimeEqual(Array(header.utf8.dropFirst(prefix.count)), token) else {
+        guard Self.carries(header, token: token) else {
             throw ServerError(status: .unauthorized, code: "unauthorized",
                               message: "The bearer token was not accepted: check RECIPES_TOKEN (or server.token) matches the server's token.",
                               headers: challenge)
         }
         return try await next(request, context)
+    }
+
+    /// Whether an `Authorization` header value is `Bearer <token>` (scheme case-insensitive, token compared in constant time).
+    static func carries(_ header: String, token: [UInt8]) -> Bool {
+        let prefix = "bearer "
+        return header.count > prefix.count && header.lowercased().hasPrefix(prefix)
+            && constantTimeEqual(Array(header.utf8.dropFirst(prefix.count)), token)
     }
 
     /// Compares two byte strings in time independent of where they differ.

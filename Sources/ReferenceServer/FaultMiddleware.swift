@@ -26,6 +26,10 @@ struct FaultMiddleware: RouterMiddleware {
             case .httpDate(let ahead)?: headers[.retryAfter] = Self.httpDate(Date().addingTimeInterval(Double(ahead)))
             case nil: break
             }
+            if code == 204 || code == 304 {
+                headers[.contentType] = nil  // these statuses must not carry a body
+                return Response(status: .init(code: code), headers: headers)
+            }
             let error = ServerError(status: .init(code: code), code: "injected-fault",
                                     message: "Fault injected by recipes-server --fault \"\(rule.description)\".", headers: headers)
             return try error.response(from: request, context: context)
@@ -41,7 +45,18 @@ struct FaultMiddleware: RouterMiddleware {
             await Self.reset(context.channel)
             throw ConnectionDropped(fault: rule.action.logName)
         case .lostAcknowledgement:
-            _ = try await next(request, context)
+            // Only a committed request (2xx) loses its answer; a refused one (409, 422, ...) is answered normally
+            // and logged without the lost-ack.
+            let withoutLostAck = FaultDecision(latency: decision.latency).logDescription
+            let response: Response
+            do { response = try await next(request, context) } catch {
+                context.record?.applied(fault: withoutLostAck)
+                throw error
+            }
+            guard (200..<300).contains(response.status.code) else {
+                context.record?.applied(fault: withoutLostAck)
+                return response
+            }
             try? await context.channel.close(mode: .all)
             throw ConnectionDropped(fault: rule.action.logName)
         case .stall:

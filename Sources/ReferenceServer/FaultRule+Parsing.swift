@@ -21,7 +21,8 @@ extension FaultRule {
           METHOD  GET, HEAD, PUT, DELETE or *; omitted means any method.
           PATH    a pattern; * matches anything, "/" included ("*" = all).
           ACTION  status=CODE [retry-after=SECS | retry-after-date=SECS]
-                      answer CODE at once (the date form: an HTTP date)
+                      answer CODE (200...599) at once (the date form: an
+                      HTTP date); 204 and 304 carry no body
                   reset [after=SIZE]
                       read SIZE body bytes (default 0; 100, 64KiB, 2MiB),
                       then reset the connection (TCP RST)
@@ -61,7 +62,7 @@ extension FaultRule {
             pattern = matchWords[0]
         case 2:
             let word = matchWords[0].uppercased()
-            guard ["GET", "HEAD", "PUT", "DELETE", "POST", "*"].contains(word) else {
+            guard ["GET", "HEAD", "PUT", "DELETE", "*"].contains(word) else {
                 throw fail("unknown method \"\(matchWords[0])\" (use GET, HEAD, PUT, DELETE or *)")
             }
             method = word == "*" ? nil : word
@@ -95,7 +96,8 @@ extension FaultRule {
         switch actionName {
         case "status":
             guard let text = actionValue else { throw fail("status needs a code, e.g. status=503") }
-            guard let code = Int(text), (100...599).contains(code) else { throw fail("status must be an HTTP status 100...599, not \"\(text)\"") }
+            // 1xx would break the framing: they are interim answers, never final ones.
+            guard let code = Int(text), (200...599).contains(code) else { throw fail("status must be an HTTP status 200...599, not \"\(text)\"") }
             var retryAfter: RetryAfter?
             if let text = take("retry-after") { retryAfter = .seconds(try integer("retry-after", text, atLeast: 0)) }
             if let text = take("retry-after-date") {

@@ -32,8 +32,17 @@ public struct RecipesServerCommand: AsyncParsableCommand {
     public var port: Int = 8080
 
     /// The bearer token.
-    @Option(name: .long, help: ArgumentHelp("Require 'Authorization: Bearer T' on every request except GET /v1/health.", valueName: "T"))
+    @Option(name: .long, help: ArgumentHelp("Require 'Authorization: Bearer T' on every request except GET /v1/health. "
+                                            + "Or set \(tokenVariable)=T (not visible in ps); --token wins.", valueName: "T"))
     public var token: String?
+
+    /// The environment variable read for the token when `--token` is not given.
+    public static let tokenVariable = "RECIPES_SERVER_TOKEN"
+
+    /// The token in effect: `--token`, else `RECIPES_SERVER_TOKEN` from `environment`, else none.
+    public static func effectiveToken(option: String?, environment: [String: String]) -> String? {
+        option ?? environment[tokenVariable]
+    }
 
     /// The image size limit.
     @Option(name: .long, help: ArgumentHelp("Largest image accepted, in bytes (default 20 MiB); larger uploads get 413.", valueName: "N"))
@@ -59,8 +68,9 @@ public struct RecipesServerCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535 (0 picks a free port), not \(port).") }
         guard maxImageBytes > 0 else { throw ValidationError("--max-image-bytes must be a positive number of bytes.") }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty.") }
-        if let token, token.isEmpty || token.contains(where: { $0.isWhitespace }) {
-            throw ValidationError("--token must be non-empty and contain no spaces.")
+        if let token = Self.effectiveToken(option: token, environment: ProcessInfo.processInfo.environment),
+           token.isEmpty || token.contains(where: { $0.isWhitespace }) {
+            throw ValidationError("\(self.token == nil ? Self.tokenVariable : "--token") must be non-empty and contain no spaces.")
         }
         for spec in fault {
             do { _ = try FaultRule.parse(spec) } catch { throw ValidationError(error.errorDescription ?? "Bad --fault.") }
@@ -76,7 +86,8 @@ public struct RecipesServerCommand: AsyncParsableCommand {
         }
         let rules = try fault.map { spec in try FaultRule.parse(spec) }
         let configuration = ReferenceServerConfiguration(
-            dataDirectory: data, host: host, port: port, token: token, maxImageBytes: maxImageBytes,
+            dataDirectory: data, host: host, port: port,
+            token: Self.effectiveToken(option: token, environment: ProcessInfo.processInfo.environment), maxImageBytes: maxImageBytes,
             requestLogPath: requestLog, faults: rules, synchronousImageWrites: !noFsync)
         let server: ReferenceServer
         do { server = try ReferenceServer(configuration: configuration) } catch {

@@ -39,9 +39,10 @@ public struct ReferenceServer: Sendable {
         ServerRoutes(database: database, images: images, maxImageBytes: configuration.maxImageBytes).register(on: router)
 
         let host = configuration.host
+        let preflight = RequestPreflight(token: configuration.token.map { Array($0.utf8) }, maxImageBytes: configuration.maxImageBytes)
         return Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()])),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler(preflight: preflight)])),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "recipes-server"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

@@ -12,6 +12,13 @@ struct ServerRoutes: Sendable {
     let maxImageBytes: Int64
     /// The largest recipe document accepted.
     static let maxRecipeBytes = 1 << 20
+    /// The media types a recipe document may have.
+    static let recipeContentTypes: Set<String> = ["application/json", "application/ld+json"]
+
+    /// The request's `Content-Type` without parameters, lower-cased (empty when absent).
+    static func mediaType(_ headers: HTTPFields) -> String {
+        headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    }
 
     /// Registers every route on the router.
     func register(on router: Router<ServerRequestContext>) {
@@ -50,9 +57,7 @@ struct ServerRoutes: Sendable {
 
     private func putImage(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let sha = try sha256(context)
-        let contentType = request.headers[.contentType]?.split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        } ?? ""
+        let contentType = Self.mediaType(request.headers)
         guard ImageStore.contentTypes.contains(contentType) else {
             throw ServerError(status: .unsupportedMediaType, code: "unsupported-media-type",
                               message: "Content-Type must be image/jpeg, image/png, image/gif or image/webp, not \"\(contentType.prefix(80))\".")
@@ -63,28 +68,41 @@ struct ServerRoutes: Sendable {
         }
         guard length <= maxImageBytes else { throw tooLarge() }
 
-        let upload = try images.beginUpload()
-        for try await chunk in request.body {
-            context.record?.received(chunk.readableBytes)
-            guard upload.bytes + Int64(chunk.readableBytes) <= maxImageBytes else { throw tooLarge() }
-            try chunk.withUnsafeReadableBytes { (raw) throws(ServerError) in try upload.append(raw) }
+        let upload = try await images.beginUpload()
+        do {
+            for try await chunk in request.body {
+                context.record?.received(chunk.readableBytes)
+                guard upload.bytes + Int64(chunk.readableBytes) <= maxImageBytes else { throw tooLarge() }
+                try await upload.append(chunk)
+            }
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            // The body stream failed (the connection ended mid-body): the same answer as a body that ended early.
+            context.record?.bodyEnded()
+            throw Self.incompleteBody(received: upload.bytes, of: length)
         }
         context.record?.bodyEnded()
         guard upload.bytes == length else {
             // The client went away mid-body: nothing is stored (the partial file is removed with `upload`).
-            throw ServerError(status: .badRequest, code: "incomplete-body",
-                              message: "The body ended after \(upload.bytes) of \(length) bytes; nothing was stored. Send it again.")
+            throw Self.incompleteBody(received: upload.bytes, of: length)
         }
         let digest = upload.digest()
         guard digest == sha else {
             throw ServerError(status: .unprocessableContent, code: "sha256-mismatch",
                               message: "The body's SHA-256 is \(digest), not the \(sha) of the path; nothing was stored. Check the file did not change while uploading.")
         }
-        try upload.commit(to: images.path(sha256: sha))
+        try await upload.commit(to: images.path(sha256: sha))
         let created = try await database.recordImage(sha256: sha, contentType: contentType, bytes: length)
         let host = request.head.authority ?? "127.0.0.1"
         return Self.json(["sha256": sha, "url": "http://\(host)/v1/images/\(sha)", "bytes": length],
                          status: created ? .created : .ok)
+    }
+
+    /// 400: the body ended (or its stream failed) before `length` bytes arrived; nothing was stored.
+    private static func incompleteBody(received: Int64, of length: Int64) -> ServerError {
+        ServerError(status: .badRequest, code: "incomplete-body",
+                    message: "The body ended after \(received) of \(length) bytes; nothing was stored. Send it again.")
     }
 
     private func tooLarge() -> ServerError {
@@ -104,25 +122,30 @@ struct ServerRoutes: Sendable {
 
     private func putRecipe(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let identifier = try identifier(context)
-        let contentType = request.headers[.contentType]?.split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        } ?? ""
-        guard contentType == "application/json" || contentType == "application/ld+json" else {
+        guard Self.recipeContentTypes.contains(Self.mediaType(request.headers)) else {
             throw ServerError(status: .unsupportedMediaType, code: "unsupported-media-type",
                               message: "Send the recipe with Content-Type: application/json.")
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.maxRecipeBytes { throw recipeTooLarge() }
         var buffer = ByteBuffer()
-        for try await chunk in request.body {
-            context.record?.received(chunk.readableBytes)
-            guard buffer.readableBytes + chunk.readableBytes <= Self.maxRecipeBytes else { throw recipeTooLarge() }
-            var chunk = chunk
-            buffer.writeBuffer(&chunk)
+        let length = request.headers[.contentLength].flatMap(Int.init)
+        do {
+            for try await chunk in request.body {
+                context.record?.received(chunk.readableBytes)
+                guard buffer.readableBytes + chunk.readableBytes <= Self.maxRecipeBytes else { throw recipeTooLarge() }
+                var chunk = chunk
+                buffer.writeBuffer(&chunk)
+            }
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            // The body stream failed (the connection ended mid-body): the same answer as a body that ended early.
+            context.record?.bodyEnded()
+            throw Self.incompleteBody(received: Int64(buffer.readableBytes), of: Int64(length ?? buffer.readableBytes))
         }
         context.record?.bodyEnded()
-        if let length = request.headers[.contentLength].flatMap(Int.init), buffer.readableBytes != length {
-            throw ServerError(status: .badRequest, code: "incomplete-body",
-                              message: "The body ended after \(buffer.readableBytes) of \(length) bytes; nothing was stored. Send it again.")
+        if let length, buffer.readableBytes != length {
+            throw Self.incompleteBody(received: Int64(buffer.readableBytes), of: Int64(length))
         }
         let data = Data(buffer: buffer)
         let recipe = try RecipeDocument.validate(data, pathIdentifier: identifier)

@@ -102,10 +102,14 @@ struct ContractTableTests {
             _ = await iterator.next()
             upload.cancel()
             #expect(await upload.value == .cancelled)
-            #expect(try server.storedImages().isEmpty)
+            // The cancelled request's handler may still be in its latency sleep here, so the proof is the retry's
+            // 201 (nothing was recorded), then, once the server has stopped and every handler has finished, a
+            // single stored image and no partial file left behind.
             let retry = try await server.send(.put, "/v1/images/\(sha)", body: .file(path: path, contentType: "image/png"))
             #expect(retry.status == 201)
+            await server.running.stop()
             #expect(try server.storedImages() == [sha])
+            #expect(try server.partialFiles().isEmpty)
         }
     }
 

@@ -27,16 +27,70 @@ struct CommandTests {
 
     @Test("the built binary with --port 0 prints exactly one 'listening on' line with its port, serves, and exits 0 on SIGTERM")
     func binary() async throws {
-        let binary = try #require(Self.builtBinary(), "build the recipes-server product first (swift build --product recipes-server)")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recipes-server-bin-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await Self.launch(["--data", directory, "--port", "0", "--token", "hidden-token-123"])
+        let process = server.process
+        #expect(server.line.hasPrefix("listening on http://127.0.0.1:"))
+        let port = try #require(server.port)
+        #expect(await RawHTTPClient.exchange(port: port, method: "GET", path: "/v1/health").status == 200)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let rest = server.stdout.fileHandleForReading.readDataToEndOfFile()
+        #expect(rest.isEmpty)
+        let logs = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!logs.contains("hidden-token-123"))
+    }
+
+    @Test("without --token the binary requires the token from RECIPES_SERVER_TOKEN")
+    func tokenFromEnvironment() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recipes-server-env-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await Self.launch(["--data", directory, "--port", "0"], environment: ["RECIPES_SERVER_TOKEN": "env-token-456"])
+        defer { server.process.terminate(); server.process.waitUntilExit() }
+        let port = try #require(server.port, "no listening line: \(server.line)")
+        #expect(await RawHTTPClient.exchange(port: port, method: "GET", path: "/v1/recipes").status == 401)
+        #expect(await RawHTTPClient.exchange(port: port, method: "GET", path: "/v1/recipes",
+                                             headers: ["Authorization": "Bearer env-token-456"]).status == 200)
+    }
+
+    @Test("--token wins over RECIPES_SERVER_TOKEN, which is used only when --token is absent; --help names it")
+    func effectiveToken() {
+        #expect(RecipesServerCommand.effectiveToken(option: "a", environment: ["RECIPES_SERVER_TOKEN": "b"]) == "a")
+        #expect(RecipesServerCommand.effectiveToken(option: nil, environment: ["RECIPES_SERVER_TOKEN": "b"]) == "b")
+        #expect(RecipesServerCommand.effectiveToken(option: nil, environment: [:]) == nil)
+        #expect(RecipesServerCommand.helpMessage().contains("RECIPES_SERVER_TOKEN"))
+    }
+
+    /// A started `recipes-server` binary and its first stdout line.
+    struct Launched {
+        let process: Process
+        let stdout: Pipe
+        let stderr: Pipe
+        let line: String
+        /// The port of the "listening on" line, if it came.
+        var port: Int? { Int(line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").last ?? "") }
+    }
+
+    /// Starts the built binary and reads its first stdout line; a binary that prints nothing for 20 s is killed,
+    /// so the test fails (empty line) instead of hanging.
+    static func launch(_ arguments: [String], environment: [String: String] = [:]) async throws -> Launched {
+        let binary = try #require(Self.builtBinary(), "build the recipes-server product first (swift build --product recipes-server)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--data", directory, "--port", "0", "--token", "hidden-token-123"]
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "RECIPES_SERVER_TOKEN" }
+            .merging(environment) { _, new in new }
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
+        let pid = process.processIdentifier
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(20))
+            kill(pid, SIGKILL)
+        }
         let line = await Task.detached { () -> String in
             var bytes = Data()
             while !bytes.contains(UInt8(ascii: "\n")) {
@@ -46,16 +100,8 @@ struct CommandTests {
             }
             return String(decoding: bytes, as: UTF8.self)
         }.value
-        #expect(line.hasPrefix("listening on http://127.0.0.1:"))
-        let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").last ?? ""))
-        #expect(await RawHTTPClient.exchange(port: port, method: "GET", path: "/v1/health").status == 200)
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let rest = stdout.fileHandleForReading.readDataToEndOfFile()
-        #expect(rest.isEmpty)
-        let logs = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(!logs.contains("hidden-token-123"))
+        watchdog.cancel()
+        return Launched(process: process, stdout: stdout, stderr: stderr, line: line)
     }
 
     /// `recipes-server` next to this test bundle, in the same build directory.

@@ -44,7 +44,7 @@ struct FaultInjectionTests {
             let sha = Fixture.sha256(image)
             let answer = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(sha)",
                                                       headers: ["Content-Type": "image/png"], body: image)
-            #expect(answer == .reset)
+            #expect(answer == .reset || answer == .closedWithoutAnswer)
             #expect(try server.storedImages().isEmpty)
             let entry = try #require(try await server.logEntries(atLeast: 1).first)
             #expect(entry["fault"] as? String == "reset after=16384")
@@ -65,6 +65,43 @@ struct FaultInjectionTests {
             let retry = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)",
                                                      headers: ["Content-Type": "application/json"], body: Fixture.recipe(id, version: 3))
             #expect(retry.status == 200)
+        }
+    }
+
+    @Test("lost-ack only drops the answer of a committed request: a 409 or 422 is answered and logged without the fault")
+    func lostAcknowledgementOnlyWhenCommitted() async throws {
+        try await withServer(rules("PUT /v1/recipes/*: lost-ack")) { (server: TestServer) async throws in
+            let id = UUID().uuidString
+            let json = ["Content-Type": "application/json"]
+            let first = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)",
+                                                     headers: json, body: Fixture.recipe(id, version: 5))
+            #expect(first == .closedWithoutAnswer || first == .reset)
+            let stale = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)",
+                                                     headers: json, body: Fixture.recipe(id, version: 4))
+            #expect(stale.status == 409)
+            #expect(stale.json["version"] as? Int == 5)
+            let invalid = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)",
+                                                       headers: json, body: Fixture.recipe(UUID().uuidString, version: 6))
+            #expect(invalid.status == 422)
+            // The lost-ack line may be written after the next request's line: match lines by status, not order.
+            let entries = try await server.logEntries(atLeast: 3)
+            let faultByStatus = Dictionary(entries.map { ($0["status"] as? Int ?? 0, $0["fault"] as? String ?? "none") },
+                                           uniquingKeysWith: { first, _ in first })
+            #expect(faultByStatus == [0: "lost-ack", 409: "none", 422: "none"])
+        }
+    }
+
+    @Test("status=204 and status=304 are sent without a body")
+    func bodylessStatus() async throws {
+        try await withServer(rules("GET /v1/health: status=204 first=1", "GET /v1/recipes: status=304 first=1")) { (server: TestServer) async throws in
+            for (path, status) in [("/v1/health", 204), ("/v1/recipes", 304)] {
+                let answer = await RawHTTPClient.exchange(port: server.port, method: "GET", path: path)
+                #expect(answer.status == status)
+                #expect(answer.header("content-length") ?? "0" == "0")
+                #expect(answer.header("content-type") == nil)
+            }
+            // The connection framing held: the next requests are answered normally.
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/health").status == 200)
         }
     }
 

@@ -24,6 +24,8 @@ struct FaultRuleTests {
         #expect(try FaultRule.parse("GET /v1/health: status=500 retry-after-date=30 every=2").action
             == .status(500, retryAfter: .httpDate(secondsFromNow: 30)))
         #expect(try FaultRule.parse("* /v1/*: latency=1.5s").action == .latency(.milliseconds(1500)))
+        #expect(try FaultRule.parse("GET /x: status=200").action == .status(200, retryAfter: nil))
+        #expect(try FaultRule.parse("GET /x: status=599").action == .status(599, retryAfter: nil))
     }
 
     @Test("a bad SPEC is refused with a message naming the problem", arguments: [
@@ -32,6 +34,10 @@ struct FaultRuleTests {
         ("FETCH /x: stall", "unknown method"),
         ("PUT v1/images: stall", "must start with \"/\""),
         ("PUT /x: status=99", "status must be an HTTP status"),
+        ("PUT /x: status=100", "status must be an HTTP status 200...599"),
+        ("PUT /x: status=199", "status must be an HTTP status 200...599"),
+        ("PUT /x: status=600", "status must be an HTTP status 200...599"),
+        ("POST /x: stall", "unknown method"),
         ("PUT /x: status=503 first=0", "first must be an integer >= 1"),
         ("PUT /x: status=503 rate=1.5", "rate must be a number between 0 and 1"),
         ("PUT /x: stall after=10", "does not apply to stall"),

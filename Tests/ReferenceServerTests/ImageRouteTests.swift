@@ -64,8 +64,10 @@ struct ImageRouteTests {
             let answer = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(sha)",
                                                       headers: ["Content-Type": "image/png"], body: image.prefix(50_000),
                                                       declaredLength: image.count, closeAfterSending: true)
-            #expect(answer.status != 201 && answer.status != 200)
+            #expect(answer.status == 400)
+            #expect(answer.json["error"] as? String == "incomplete-body")
             let entry = try #require(try await server.logEntries(atLeast: 1).first)
+            #expect(entry["status"] as? Int == 400)
             #expect(entry["bodyComplete"] as? Bool == false)
             #expect((entry["bytesReceived"] as? Int ?? 0) <= 50_000)
             #expect(await RawHTTPClient.exchange(port: server.port, method: "HEAD", path: "/v1/images/\(sha)").status == 404)
@@ -83,6 +85,69 @@ struct ImageRouteTests {
             #expect(answer.status == 413)
             #expect(answer.json["error"] as? String == "too-large")
             #expect(try server.storedImages().isEmpty)
+            let entry = try #require(try await server.logEntries(atLeast: 1).first)
+            #expect(entry["status"] as? Int == 413)
+            #expect(entry["bytesReceived"] as? Int == 0)
+        }
+    }
+
+    @Test("Expect: 100-continue with a Content-Length over the limit gets the final 413 at once instead of 100, and nothing is stored")
+    func expectContinueTooLarge() async throws {
+        try await withServer { (server: TestServer) async throws in
+            let sha = Fixture.sha256(Fixture.image())
+            // Only the head is sent: a client waiting for 100 Continue before sending 500 MiB.
+            let answer = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(sha)",
+                                                      headers: ["Content-Type": "image/png", "Expect": "100-continue"],
+                                                      declaredLength: 500 << 20, readTimeout: 5)
+            #expect(answer.status == 413)
+            #expect(answer.json["error"] as? String == "too-large")
+            #expect(answer.header("connection") == "close")
+            let entry = try #require(try await server.logEntries(atLeast: 1).first)
+            #expect(entry["status"] as? Int == 413 && entry["bytesReceived"] as? Int == 0)
+            #expect(try server.storedImages().isEmpty)
+            #expect(try server.partialFiles().isEmpty)
+        }
+    }
+
+    @Test("Expect: 100-continue without the server's token gets the final 401 at once instead of 100")
+    func expectContinueUnauthorized() async throws {
+        try await withServer({ $0.token = "expect-token-7" }) { (server: TestServer) async throws in
+            let image = Fixture.image()
+            let answer = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(Fixture.sha256(image))",
+                                                      headers: ["Content-Type": "image/png", "Expect": "100-continue"],
+                                                      declaredLength: image.count, readTimeout: 5)
+            #expect(answer.status == 401)
+            #expect(answer.json["error"] as? String == "unauthorized")
+            #expect(try server.storedImages().isEmpty)
+        }
+    }
+
+    @Test("the same bytes uploaded again with another Content-Type answer 200 and keep the first type (the bytes decide)")
+    func sameBytesOtherType() async throws {
+        try await withServer { (server: TestServer) async throws in
+            let image = Fixture.image(5000)
+            let path = "/v1/images/\(Fixture.sha256(image))"
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "PUT", path: path,
+                                                 headers: ["Content-Type": "image/png"], body: image).status == 201)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "PUT", path: path,
+                                                 headers: ["Content-Type": "image/jpeg"], body: image).status == 200)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "HEAD", path: path).header("content-type") == "image/png")
+            let get = await RawHTTPClient.exchange(port: server.port, method: "GET", path: path)
+            #expect(get.header("content-type") == "image/png" && get.body == image)
+        }
+    }
+
+    @Test("with fsync on (the default), an image is flushed, renamed, its directory flushed, and stored")
+    func synchronousWrites() async throws {
+        try await withServer({ $0.synchronousImageWrites = true }) { (server: TestServer) async throws in
+            let image = Fixture.image(300_000)
+            let sha = Fixture.sha256(image)
+            let put = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(sha)",
+                                                   headers: ["Content-Type": "image/webp"], body: image)
+            #expect(put.status == 201)
+            #expect(try server.storedImages() == [sha])
+            #expect(try server.partialFiles().isEmpty)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: server.dataDirectory + "/images/\(sha)")) == image)
         }
     }
 

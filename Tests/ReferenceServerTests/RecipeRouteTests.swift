@@ -37,6 +37,21 @@ struct RecipeRouteTests {
         }
     }
 
+    @Test("a recipe body cut short is 400 incomplete-body, logged as 400, and nothing is stored")
+    func cutBody() async throws {
+        try await withServer { (server: TestServer) async throws in
+            let id = UUID().uuidString
+            let document = Fixture.recipe(id, version: 1)
+            let answer = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)", headers: json,
+                                                      body: document.prefix(10), declaredLength: document.count, closeAfterSending: true)
+            #expect(answer.status == 400)
+            #expect(answer.json["error"] as? String == "incomplete-body")
+            let entry = try #require(try await server.logEntries(atLeast: 1).first)
+            #expect(entry["status"] as? Int == 400 && entry["bodyComplete"] as? Bool == false)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/recipes/\(id)").status == 404)
+        }
+    }
+
     @Test("DELETE answers 204, also when the recipe is already gone, and GET then answers 404")
     func delete() async throws {
         try await withServer { (server: TestServer) async throws in
