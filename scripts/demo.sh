@@ -6,7 +6,9 @@ BUILD=${BUILD:-.build}
 recipes="$PWD/$BUILD/release/recipes"
 home=$(mktemp -d /tmp/recipes-demo.XXXXXX)
 trap 'rm -rf "$home"' EXIT
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Bold headings on a terminal, plain text otherwise or when NO_COLOR is set.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold="" plain=""; fi
+step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 
 step "A fresh home: $home"
 step "Creating sample recipes with images (demo/recipes.txt piped into \`recipes edit\`)"

@@ -27,7 +27,7 @@ public final class RecipeStore: Sendable {
     ) throws(StoreError) {
         try home.createDirectories()
         let path = home.databaseURL.path
-        try Self.preflight(path: path, known: migrations.map(\.identifier))
+        let applied = try Self.preflight(path: path, known: migrations.map(\.identifier))
         var config = Configuration()
         config.busyMode = .timeout(Self.busyTimeout)
         config.foreignKeysEnabled = true
@@ -42,7 +42,8 @@ public final class RecipeStore: Sendable {
         self.home = home
         self.media = MediaLibrary(directory: home.mediaURL)
         self.now = now
-        try migrate(migrations)
+        // Only a home that lacks a migration takes the write lock; everyday commands open it read-mostly.
+        if applied != migrations.map(\.identifier) { try migrate(migrations) }
     }
 
     /// The identifiers of the migrations recorded in the database, in the order they were applied.
@@ -52,17 +53,18 @@ public final class RecipeStore: Sendable {
 
     // MARK: Opening
 
-    /// Refuses, without writing to it, a file that is not a recipes database this binary can use.
-    static func preflight(path: String, known: [String]) throws(StoreError) {
+    /// Refuses, without writing to it, a file that is not a recipes database this binary can use; returns the
+    /// migrations it has applied, in order (none for a new or empty file).
+    static func preflight(path: String, known: [String]) throws(StoreError) -> [String] {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
         if isDirectory.boolValue { throw StoreError(.notADatabase(path: path)) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw StoreError(.cannotOpen(path: path, detail: "permission denied"))
         }
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         try? handle.close()
-        if header.isEmpty { return }  // an empty file is an empty database
+        if header.isEmpty { return [] }  // an empty file is an empty database
         guard header == Data("SQLite format 3\0".utf8) else { throw StoreError(.notADatabase(path: path)) }
 
         var config = Configuration()
@@ -71,14 +73,15 @@ public final class RecipeStore: Sendable {
         do {
             let queue = try DatabaseQueue(path: path, configuration: config)
             defer { try? queue.close() }
-            try queue.read { db in
+            return try queue.read { db in
                 let tables = try String.fetchAll(
                     db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                if tables.isEmpty { return }
+                if tables.isEmpty { return [] }
                 guard tables.contains("schema_migrations") else { throw StoreError(.foreignDatabase(path: path)) }
                 let applied = try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations ORDER BY rowid")
                 let unknown = applied.filter { !known.contains($0) }
                 if !unknown.isEmpty { throw StoreError(.newerDatabase(path: path, unknownMigrations: unknown)) }
+                return applied
             }
         } catch let error as StoreError {
             throw error

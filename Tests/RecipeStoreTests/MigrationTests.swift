@@ -31,6 +31,17 @@ struct MigrationTests {
         #expect(try second.appliedMigrations() == Migration.embedded.map(\.identifier))
     }
 
+    @Test("the database is in WAL mode with foreign keys on, so several processes can share it")
+    func walMode() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let (journal, foreignKeys) = try store.pool.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA foreign_keys"))
+        }
+        #expect(journal == "wal")
+        #expect(foreignKeys == 1)
+    }
+
     @Test("migrations apply in order, each in its own transaction with its bookkeeping row")
     func failedMigrationLeavesEarlierOnes() throws {
         let dir = TemporaryDirectory()
