@@ -59,7 +59,6 @@ let package = Package(
             name: "OperationEngine",
             dependencies: [
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
         ),

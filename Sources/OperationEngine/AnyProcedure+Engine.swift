@@ -46,13 +46,15 @@ extension AnyProcedure {
             state.remainingDependencies = state.dependencies.count + 1
             var keys: [String] = []
             var asynchronous: [any ProcedureCondition] = []
-            var checksDependencies = false
+            var checksDependencies = checksDependencyOutcomes
             for condition in state.conditions {
-                if condition is NoFailedDependencies {
+                // A metatype comparison: much cheaper than a dynamic cast on the hot path.
+                if type(of: condition) == NoFailedDependencies.self {
                     checksDependencies = true
                     continue
                 }
-                keys += condition.exclusivityKeys
+                let own = condition.exclusivityKeys
+                if keys.isEmpty { keys = own } else { keys += own }   // shares the condition's array when alone
                 if condition.requiresEvaluation { asynchronous.append(condition) }
             }
             if keys.count > 1 {
@@ -127,23 +129,36 @@ extension AnyProcedure {
         }
     }
 
+    /// `claimDriver` and `beginExecuting` under one acquisition of the lock, for a driver that already holds a slot;
+    /// `nil` (and nothing changes) when `claimDriver` would refuse.
+    func claimDriverAndBegin(_ driver: DriverHandle) -> Beginning? {
+        state.withLock { state in
+            guard state.lifecycle != .finished, state.cancelReason == nil, !state.hasDriver else { return nil }
+            state.hasDriver = true
+            state.driver = driver
+            return begin(&state)
+        }
+    }
+
     /// Moves `ready → executing` unless cancelled, counting an attempt.
     func beginExecuting() -> Beginning {
-        state.withLock { state in
-            if state.lifecycle == .finished { return .alreadyFinished }
-            if let reason = state.cancelReason { return .cancelled(reason) }
-            guard state.lifecycle.canTransition(to: .executing), let body = state.body else {
-                return .cancelled(.requested("engine: \(name) was not ready"))
-            }
-            state.lifecycle = .executing
-            state.attemptsThisRun += 1
-            state.cancelHandlers = []
-            let first = !state.started
-            state.started = true
-            return .go(
-                body, attempt: previousAttempts + state.attemptsThisRun, firstStart: first,
-                observers: first ? state.observers : [])
+        state.withLock { begin(&$0) }
+    }
+
+    private func begin(_ state: inout CoreState) -> Beginning {
+        if state.lifecycle == .finished { return .alreadyFinished }
+        if let reason = state.cancelReason { return .cancelled(reason) }
+        guard state.lifecycle.canTransition(to: .executing), let body = state.body else {
+            return .cancelled(.requested("engine: \(name) was not ready"))
         }
+        state.lifecycle = .executing
+        state.attemptsThisRun += 1
+        if !state.cancelHandlers.isEmpty { state.cancelHandlers = [] }
+        let first = !state.started
+        state.started = true
+        return .go(
+            body, attempt: previousAttempts + state.attemptsThisRun, firstStart: first,
+            observers: first ? state.observers : [])
     }
 
     /// Takes back an attempt that ended "not now" (it does not count).

@@ -23,6 +23,16 @@ public final class AnyProcedure: Sendable, CustomStringConvertible {
 
     let state: Locked<CoreState>
 
+    /// Whether the implicit `NoFailedDependencies` applies (kept as a flag rather than an element of `conditions`).
+    let checksDependencyOutcomes: Bool
+
+    /// The queue's bookkeeping for this procedure, stored here so that the scheduler needs no lookup by identifier.
+    // nonisolated(unsafe): read and written only by `ProcedureQueue` while it holds its lock, and only by the one
+    // queue the procedure was added to (`attach` admits a procedure to a single queue, once; the engine calls
+    // `complete` only on the queue recorded by `attach`). @exclusivity(unchecked): that lock already serialises
+    // every access, so the runtime's dynamic exclusivity bookkeeping on each access would only cost time.
+    @exclusivity(unchecked) nonisolated(unsafe) var scheduling = ProcedureQueue.Scheduling()
+
     struct CoreState {
         var lifecycle: ProcedureState = .initialized
         var body: Body?
@@ -60,9 +70,8 @@ public final class AnyProcedure: Sendable, CustomStringConvertible {
         self.tags = tags
         self.retryPolicy = retryPolicy
         self.previousAttempts = max(0, previousAttempts)
-        var all = conditions
-        if cancelsOnDependencyFailure { all.append(NoFailedDependencies()) }
-        self.state = Locked(CoreState(body: body, conditions: all))
+        self.checksDependencyOutcomes = cancelsOnDependencyFailure
+        self.state = Locked(CoreState(body: body, conditions: conditions))
     }
 
     // MARK: Reading
@@ -84,7 +93,10 @@ public final class AnyProcedure: Sendable, CustomStringConvertible {
     /// The procedures this one waits for (empty once it has finished).
     public var dependencies: [AnyProcedure] { state.withLock { $0.dependencies } }
     /// The conditions, including the implicit `NoFailedDependencies` unless opted out.
-    public var conditions: [any ProcedureCondition] { state.withLock { $0.conditions } }
+    public var conditions: [any ProcedureCondition] {
+        let explicit = state.withLock { $0.conditions }
+        return checksDependencyOutcomes ? explicit + [NoFailedDependencies()] : explicit
+    }
     /// The exclusivity keys of all conditions, without duplicates, in order.
     public var exclusivityKeys: [String] {
         var seen = Set<String>()

@@ -3,12 +3,13 @@ extension ProcedureQueue {
     /// Runs `procedure` until it finishes; the only code that finishes a procedure that has a driver.
     /// Returns the next procedure to drive when the slot was handed back with one.
     func drive(
-        _ procedure: AnyProcedure, conditions: [any ProcedureCondition], holdsSlot: Bool, evaluate: Bool
+        _ procedure: AnyProcedure, conditions: [any ProcedureCondition], holdsSlot: Bool, evaluate: Bool,
+        begun: AnyProcedure.Beginning? = nil
     ) async -> AnyProcedure? {
+        var begun = begun   // already moved to `executing` by the caller (first attempt only)
         var holdsSlot = holdsSlot
         var evaluate = evaluate
         var networkWaited = Duration.zero
-        let policy = procedure.retryPolicy
 
         func finish(_ outcome: ProcedureOutcome, output: (any Sendable)? = nil) -> AnyProcedure? {
             complete(procedure, outcome: outcome, output: output, holdsSlot: holdsSlot, takeNext: holdsSlot)
@@ -55,7 +56,7 @@ extension ProcedureQueue {
                     try Task.checkCancellation()
                 } catch {
                     if procedure.isCancelled { return finishCancelled() }
-                    let decision = policy.decide(
+                    let decision = procedure.retryPolicy.decide(
                         error: error, attempt: procedure.attempt, networkWaited: networkWaited,
                         fraction: random.nextFraction())
                     switch decision {
@@ -84,7 +85,9 @@ extension ProcedureQueue {
 
             let body: AnyProcedure.Body
             let attempt: Int
-            switch procedure.beginExecuting() {
+            let beginning = begun ?? procedure.beginExecuting()
+            begun = nil
+            switch beginning {
             case .alreadyFinished:
                 releaseSlot()
                 return nil
@@ -101,7 +104,7 @@ extension ProcedureQueue {
                 return finish(.succeeded, output: output)
             } catch {
                 if let reason = procedure.cancellationReason { return finish(.cancelled(reason)) }
-                let decision = policy.decide(
+                let decision = procedure.retryPolicy.decide(
                     error: error, attempt: attempt, networkWaited: networkWaited, fraction: random.nextFraction())
                 switch decision {
                 case .retry(let delay):

@@ -1,4 +1,3 @@
-import HeapModule
 import Synchronization
 
 /// Runs procedures: dependencies, conditions, mutual exclusion, priorities, bounded concurrency, retry and
@@ -64,10 +63,10 @@ public final class ProcedureQueue: Sendable {
     /// together with `add(_:)` on an array, which orders them): otherwise it fails at once with
     /// `EngineError.waitsOnItself` instead of waiting forever.
     public func add(_ procedure: AnyProcedure) {
-        addContributedDependencies(of: procedure)
+        _ = addContributedDependencies(of: procedure)
         let attachment = procedure.attach(to: self)
         if attachment.isSimple {
-            addSimple([(procedure, attachment)])
+            addSimple([Admission(procedure: procedure, keys: attachment.keys, plan: attachment.plan)])
         } else {
             addAttached(procedure, attachment)
         }
@@ -76,13 +75,15 @@ public final class ProcedureQueue: Sendable {
     /// Adds several procedures, dependencies before their dependents; simple ones are registered in batches
     /// under one lock acquisition.
     public func add(_ procedures: [AnyProcedure]) {
-        var batch: [(AnyProcedure, AnyProcedure.Attachment)] = []
+        var batch: [Admission] = []
         batch.reserveCapacity(Swift.min(procedures.count, 128))
-        for procedure in Self.dependencyOrder(procedures) {
-            addContributedDependencies(of: procedure)
+        // Contributed dependencies first, so that the order below sees them too.
+        var anyDependencies = false
+        for procedure in procedures where addContributedDependencies(of: procedure) { anyDependencies = true }
+        for procedure in anyDependencies ? Self.dependencyOrder(procedures) : procedures {
             let attachment = procedure.attach(to: self)
             if attachment.isSimple {
-                batch.append((procedure, attachment))
+                batch.append(Admission(procedure: procedure, keys: attachment.keys, plan: attachment.plan))
                 if batch.count == 128 {
                     addSimple(batch)
                     batch.removeAll(keepingCapacity: true)
@@ -96,40 +97,47 @@ public final class ProcedureQueue: Sendable {
         addSimple(batch)
     }
 
-    private func addContributedDependencies(of procedure: AnyProcedure) {
-        for condition in procedure.conditions where !(condition is NoFailedDependencies || condition is MutualExclusion) {
+    /// Adds the dependencies that `procedure`'s conditions contribute (adding them to the queue first); returns
+    /// whether `procedure` has any dependency now.
+    private func addContributedDependencies(of procedure: AnyProcedure) -> Bool {
+        let (conditions, hasDependencies) = procedure.state.withLock { ($0.conditions, !$0.dependencies.isEmpty) }
+        var contributed = false
+        for condition in conditions {
             if let dependency = condition.dependency(for: procedure) {
                 procedure.addDependency(dependency)
                 if dependency.lifecycle == .initialized { add(dependency) }
+                contributed = true
             }
         }
+        return hasDependencies || contributed
     }
 
     /// Registers procedures with no dependency, no dependent, no observer and no early cancellation, making those
     /// whose keys are free ready at once — all under one acquisition of the lock.
-    private func addSimple(_ batch: [(AnyProcedure, AnyProcedure.Attachment)]) {
+    private func addSimple(_ batch: [Admission]) {
         guard !batch.isEmpty else { return }
         let max = maxConcurrentProcedures
-        let (grants, opens) = state.withLock { state -> ([Grant], [Entry]) in
-            var opens: [Entry] = []
-            for (procedure, attachment) in batch where !procedure.isFinished {
-                let granted = state.lines.enqueue(procedure.id, keys: attachment.keys)
-                var entry = Entry(
-                    procedure: procedure, plan: attachment.plan, keysGranted: granted, hasKeys: !attachment.keys.isEmpty)
-                entry.dependenciesDone = true
-                state.entries[procedure.id] = entry
+        let (grants, opens) = state.withLock { state -> ([Grant], [(AnyProcedure, AnyProcedure.Plan)]) in
+            var opens: [(AnyProcedure, AnyProcedure.Plan)] = []
+            for admission in batch where !admission.procedure.isFinished {
+                let procedure = admission.procedure
+                let (ticket, granted) = state.lines.join(LineMember(procedure), keys: admission.keys)
+                procedure.scheduling.plan = admission.plan
+                procedure.scheduling.ticket = ticket
+                procedure.scheduling.keysGranted = granted
+                procedure.scheduling.dependenciesDone = true
+                state.register(procedure)
                 guard granted else { continue }
-                if attachment.plan.asynchronousConditions.isEmpty {
+                if admission.plan.asynchronousConditions.isEmpty {
                     if procedure.becomeReady() { state.pushReady(procedure, waiter: .spawn(procedure)) }
                 } else {
-                    opens.append(entry)
+                    opens.append((procedure, admission.plan))
                 }
             }
-            state.peakUnfinished = Swift.max(state.peakUnfinished, state.entries.count)
             return (state.grantSlots(max: max), opens)
         }
         perform(grants)
-        for open in opens { openGate(open) }
+        for (open, plan) in opens { openGate(open, plan: plan) }
     }
 
     private func addAttached(_ procedure: AnyProcedure, _ attachment: AnyProcedure.Attachment) {
@@ -142,15 +150,17 @@ public final class ProcedureQueue: Sendable {
             var ahead: [AnyProcedure] = []
             if attachment.hasDependents {
                 for key in keys {
-                    ahead += state.lines.members(of: key).compactMap { state.entries[$0]?.procedure }
+                    ahead += state.lines.members(of: key).map(\.procedure)
                 }
             }
-            let granted = state.lines.enqueue(procedure.id, keys: keys)
-            var entry = Entry(procedure: procedure, plan: attachment.plan, keysGranted: granted, hasKeys: !keys.isEmpty)
+            let (ticket, granted) = state.lines.join(LineMember(procedure), keys: keys)
+            procedure.scheduling.plan = attachment.plan
+            procedure.scheduling.ticket = ticket
+            procedure.scheduling.keysGranted = granted
             var grants: [Grant] = []
             var open = false
             if independent, ahead.isEmpty {
-                entry.dependenciesDone = true
+                procedure.scheduling.dependenciesDone = true
                 if granted {
                     if attachment.plan.asynchronousConditions.isEmpty {
                         if procedure.becomeReady() {
@@ -162,15 +172,14 @@ public final class ProcedureQueue: Sendable {
                     }
                 }
             }
-            state.entries[procedure.id] = entry
-            state.peakUnfinished = Swift.max(state.peakUnfinished, state.entries.count)
-            return .registered(ahead: ahead, grants: grants, open: open ? entry : nil)
+            state.register(procedure)
+            return .registered(ahead: ahead, grants: grants, open: open)
         }
         guard case .registered(let ahead, let grants, let open) = registration else { return }
         for observer in attachment.observers { observer.procedureWasAdded(procedure) }
         if independent, ahead.isEmpty {
             perform(grants)
-            if let open { openGate(open) }
+            if open { openGate(procedure, plan: attachment.plan) }
             return
         }
 
@@ -199,14 +208,14 @@ public final class ProcedureQueue: Sendable {
 
     /// Cancels every unfinished procedure.
     public func cancelAll(reason: CancellationReason = .requested("cancel all")) {
-        let all = state.withLock { $0.entries.values.map(\.procedure) }
+        let all = state.withLock { $0.unfinished }
         for procedure in all { procedure.cancel(reason: reason) }
     }
 
     /// Cancels every unfinished procedure holding or waiting for `key`; returns how many were cancelled.
     @discardableResult
     public func cancel(key: String, reason: CancellationReason? = nil) -> Int {
-        let members = state.withLock { state in state.lines.members(of: key).compactMap { state.entries[$0]?.procedure } }
+        let members = state.withLock { state in state.lines.members(of: key).map(\.procedure) }
         let live = members.filter { !$0.isCancelled }
         for procedure in live { procedure.cancel(reason: reason ?? .requested("cancel \(key)")) }
         return live.count
@@ -221,7 +230,7 @@ public final class ProcedureQueue: Sendable {
     public func waitUntilUnfinished(atMost limit: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
-                if state.entries.count <= limit { return true }
+                if state.unfinished.count <= limit { return true }
                 state.capacityWaiters.append((limit, continuation))
                 return false
             }
@@ -230,14 +239,14 @@ public final class ProcedureQueue: Sendable {
     }
 
     /// The number of procedures added and not yet finished.
-    public var unfinishedCount: Int { state.withLock { $0.entries.count } }
+    public var unfinishedCount: Int { state.withLock { $0.unfinished.count } }
     /// The highest `unfinishedCount` seen so far.
     public var peakUnfinishedCount: Int { state.withLock { $0.peakUnfinished } }
     /// The number of procedures holding a concurrency slot now.
     public var executingCount: Int { state.withLock { $0.running } }
     /// The procedure currently holding `key`, if any.
     public func holder(of key: String) -> AnyProcedure? {
-        state.withLock { state in state.lines.holder(of: key).flatMap { state.entries[$0]?.procedure } }
+        state.withLock { state in state.lines.holder(of: key)?.procedure }
     }
 
     // MARK: Events
@@ -288,23 +297,21 @@ public final class ProcedureQueue: Sendable {
 
     /// Called when the last dependency finished.
     func dependenciesSatisfied(_ procedure: AnyProcedure) {
-        let open = state.withLock { state -> Entry? in
-            guard var entry = state.entries[procedure.id] else { return nil }
-            entry.dependenciesDone = true
-            state.entries[procedure.id] = entry
-            return entry.keysGranted ? entry : nil
+        let open = state.withLock { state -> AnyProcedure.Plan? in
+            guard procedure.scheduling.isUnfinished else { return nil }
+            procedure.scheduling.dependenciesDone = true
+            return procedure.scheduling.keysGranted ? procedure.scheduling.plan : nil
         }
-        if let open { openGate(open) }
+        if let plan = open { openGate(procedure, plan: plan) }
     }
 
     /// Dependencies done and keys held: check dependencies' outcomes, then evaluate conditions or get ready.
-    private func openGate(_ entry: Entry) {
-        let procedure = entry.procedure
-        if entry.plan.checksDependencies, let reason = NoFailedDependencies.check(procedure.dependencies) {
+    private func openGate(_ procedure: AnyProcedure, plan: AnyProcedure.Plan) {
+        if plan.checksDependencies, let reason = NoFailedDependencies.check(procedure.dependencies) {
             procedure.cancel(reason: reason)
             return
         }
-        if entry.plan.asynchronousConditions.isEmpty {
+        if plan.asynchronousConditions.isEmpty {
             guard procedure.becomeReady() else { return }
             let grants = state.withLock { state -> [Grant] in
                 state.pushReady(procedure, waiter: .spawn(procedure))
@@ -314,7 +321,7 @@ public final class ProcedureQueue: Sendable {
         } else {
             let driver = DriverHandle(driving: procedure.id)
             guard procedure.claimDriver(driver) else { return }
-            let conditions = entry.plan.asynchronousConditions
+            let conditions = plan.asynchronousConditions
             let task = Task { await self.work(procedure, driver: driver, conditions: conditions, holdsSlot: false) }
             driver.setTask(task)
         }
@@ -351,11 +358,11 @@ public final class ProcedureQueue: Sendable {
                 perform([.spawn(procedure)])   // this task was cancelled: a fresh one takes over, with the slot
                 return
             }
-            guard procedure.claimDriver(driver) else {
+            guard let beginning = procedure.claimDriverAndBegin(driver) else {
                 releaseSlot()   // cancelled meanwhile; its canceller finishes it
                 return
             }
-            next = await drive(procedure, conditions: [], holdsSlot: true, evaluate: false)
+            next = await drive(procedure, conditions: [], holdsSlot: true, evaluate: false, begun: beginning)
         }
     }
 
@@ -364,19 +371,25 @@ public final class ProcedureQueue: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let grants = state.withLock { state -> [Grant]? in
-                    if state.withdrawn.remove(procedure.id) != nil { return nil }
+                    if procedure.scheduling.withdrawn {
+                        procedure.scheduling.withdrawn = false
+                        return nil
+                    }
                     state.pushReady(procedure, waiter: .resume(continuation))
                     return state.grantSlots(max: maxConcurrentProcedures)
                 }
                 if let grants { perform(grants) } else { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Grant? in
-                if let waiter = state.readyWaiters.removeValue(forKey: procedure.id) { return waiter }
-                state.withdrawn.insert(procedure.id)
+            let waiter = state.withLock { _ -> CheckedContinuation<Void, any Error>? in
+                if let waiter = procedure.scheduling.slotWaiter {
+                    procedure.scheduling.slotWaiter = nil
+                    return waiter
+                }
+                procedure.scheduling.withdrawn = true
                 return nil
             }
-            if case .resume(let continuation)? = waiter { continuation.resume(throwing: CancellationError()) }
+            waiter?.resume(throwing: CancellationError())
         }
     }
 
@@ -400,27 +413,23 @@ public final class ProcedureQueue: Sendable {
         }
         let max = maxConcurrentProcedures
         let (opens, grants, next, waiters) = state.withLock {
-            state -> ([Entry], [Grant], AnyProcedure?, [CheckedContinuation<Void, Never>]) in
-            guard let removed = state.entries.removeValue(forKey: procedure.id) else {
+            state -> ([(AnyProcedure, AnyProcedure.Plan)], [Grant], AnyProcedure?, [CheckedContinuation<Void, Never>]) in
+            guard state.unregister(procedure) else {
                 return ([], holdsSlot ? state.releaseSlot(max: max) : [], nil, [])
             }
-            var opens: [Entry] = []
-            if removed.hasKeys {
-                for id in state.lines.remove(procedure.id) {
-                    guard var entry = state.entries[id] else { continue }
-                    entry.keysGranted = true
-                    state.entries[id] = entry
-                    guard entry.dependenciesDone else { continue }
-                    if entry.plan.asynchronousConditions.isEmpty, !entry.plan.checksDependencies {
-                        // Ready at once: queue it under this same lock, before choosing what runs next.
-                        if entry.procedure.becomeReady() { state.pushReady(entry.procedure, waiter: .spawn(entry.procedure)) }
-                    } else {
-                        opens.append(entry)
-                    }
+            var opens: [(AnyProcedure, AnyProcedure.Plan)] = []
+            let ticket = procedure.scheduling.ticket
+            procedure.scheduling = Scheduling()   // drops the lines, the plan and any waiter
+            if case .none = ticket {} else {
+                // Usually one member is granted: keep it out of an array.
+                var first: AnyProcedure?
+                var more: [AnyProcedure] = []
+                state.lines.leave(LineMember(procedure), ticket: ticket) { member in
+                    if first == nil { first = member.procedure } else { more.append(member.procedure) }
                 }
+                if let first { state.keysGranted(to: first, opens: &opens) }
+                for granted in more { state.keysGranted(to: granted, opens: &opens) }
             }
-            if !holdsSlot, !state.readyWaiters.isEmpty { state.readyWaiters.removeValue(forKey: procedure.id) }
-            if !state.withdrawn.isEmpty { state.withdrawn.remove(procedure.id) }
             var grants: [Grant] = []
             var next: AnyProcedure?
             if holdsSlot {
@@ -437,7 +446,7 @@ public final class ProcedureQueue: Sendable {
             }
             var waiters: [CheckedContinuation<Void, Never>] = []
             if !state.capacityWaiters.isEmpty {
-                let count = state.entries.count
+                let count = state.unfinished.count
                 state.capacityWaiters.removeAll { limit, continuation in
                     guard count <= limit else { return false }
                     waiters.append(continuation)
@@ -449,7 +458,7 @@ public final class ProcedureQueue: Sendable {
         emit(.finished(procedure.info, outcome: outcome), for: procedure, observers: finishing.observers)
         for waiter in finishing.waiters { waiter.resume(returning: outcome) }
         perform(grants)
-        for open in opens { openGate(open) }
+        for (open, plan) in opens { openGate(open, plan: plan) }
         for dependent in finishing.dependents where dependent.dependencyFinished() {
             dependent.attachedQueue?.dependenciesSatisfied(dependent)
         }
@@ -480,7 +489,6 @@ public final class ProcedureQueue: Sendable {
 
     /// `procedures` reordered so that each comes after those of its dependencies that are in the list.
     static func dependencyOrder(_ procedures: [AnyProcedure]) -> [AnyProcedure] {
-        if procedures.allSatisfy({ $0.state.withLock { $0.dependencies.isEmpty } }) { return procedures }
         let inList = Set(procedures.map(\.id))
         var placed = Set<ProcedureID>()
         var visiting = Set<ProcedureID>()
@@ -503,34 +511,49 @@ extension ProcedureQueue {
         case spawn(AnyProcedure)
     }
 
+    /// A simple procedure (see `addSimple`) on its way into the queue: what registering it needs.
+    struct Admission {
+        let procedure: AnyProcedure
+        let keys: [String]
+        let plan: AnyProcedure.Plan
+    }
+
     enum Registration {
         case skipped
-        case registered(ahead: [AnyProcedure], grants: [Grant], open: Entry?)
+        case registered(ahead: [AnyProcedure], grants: [Grant], open: Bool)
     }
 
-    /// One unfinished procedure as the queue tracks it.
-    struct Entry {
+    /// A member of an exclusivity line: a procedure, compared by identity.
+    struct LineMember: Equatable {
         let procedure: AnyProcedure
-        let plan: AnyProcedure.Plan
-        var keysGranted: Bool
-        let hasKeys: Bool
-        var dependenciesDone = false
+
+        init(_ procedure: AnyProcedure) { self.procedure = procedure }
+
+        static func == (lhs: LineMember, rhs: LineMember) -> Bool { lhs.procedure === rhs.procedure }
     }
 
-    /// A place in the ready heap: higher priority first, then first-come.
-    struct ReadyKey: Comparable {
-        let priority: Int
-        let sequence: UInt64
-        let id: ProcedureID
-        /// A procedure with no driver yet (`nil` when a suspended driver waits in `readyWaiters`).
-        let procedure: AnyProcedure?
+    /// The queue's bookkeeping for one procedure, kept in the procedure itself and guarded by the queue's lock.
+    struct Scheduling {
+        /// What its conditions need, computed when it was added.
+        var plan = AnyProcedure.Plan(asynchronousConditions: [], checksDependencies: false)
+        /// Its places in the exclusivity lines.
+        var ticket: ExclusivityLines<LineMember>.Ticket = .none
+        /// Added and not finished; `unfinishedIndex` is then its place in `QueueState.unfinished`.
+        var isUnfinished = false
+        var unfinishedIndex = 0
+        var keysGranted = false
+        var dependenciesDone = false
+        /// Its driver, suspended in `acquireSlot` until a slot is free.
+        var slotWaiter: CheckedContinuation<Void, any Error>?
+        /// Its driver was cancelled before it could wait for a slot.
+        var withdrawn = false
+    }
 
-        static func == (lhs: ReadyKey, rhs: ReadyKey) -> Bool { lhs.sequence == rhs.sequence }
-
-        static func < (lhs: ReadyKey, rhs: ReadyKey) -> Bool {
-            if lhs.priority != rhs.priority { return lhs.priority < rhs.priority }
-            return lhs.sequence > rhs.sequence
-        }
+    /// A place in the ready lines (higher priority first, then first-come).
+    struct ReadyKey {
+        let procedure: AnyProcedure
+        /// Whether a suspended driver waits for the slot (`scheduling.slotWaiter`) rather than a new task.
+        let resumesDriver: Bool
     }
 
     struct Subscribers {
@@ -538,33 +561,66 @@ extension ProcedureQueue {
         var continuations: [Int: AsyncStream<ProcedureEvent>.Continuation] = [:]
     }
 
-    /// Everything the queue's lock guards.
+    /// Everything the queue's lock guards (with the `scheduling` field of every unfinished procedure).
     struct QueueState {
-        var entries: [ProcedureID: Entry] = [:]
-        var lines = ExclusivityLines<ProcedureID>()
-        var ready = Heap<ReadyKey>()
-        var readyWaiters: [ProcedureID: Grant] = [:]
-        var withdrawn = Set<ProcedureID>()
+        /// The unfinished procedures, in no particular order (each knows its index).
+        var unfinished: [AnyProcedure] = []
+        var lines = ExclusivityLines<LineMember>()
+        var ready = ReadyLines<ReadyKey>()
         var running = 0
-        var sequence: UInt64 = 0
         var peakUnfinished = 0
         var capacityWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
 
+        mutating func register(_ procedure: AnyProcedure) {
+            procedure.scheduling.isUnfinished = true
+            procedure.scheduling.unfinishedIndex = unfinished.count
+            unfinished.append(procedure)
+            peakUnfinished = Swift.max(peakUnfinished, unfinished.count)
+        }
+
+        /// Removes a finished procedure from `unfinished`; `false` if it was not there.
+        mutating func unregister(_ procedure: AnyProcedure) -> Bool {
+            guard procedure.scheduling.isUnfinished else { return false }
+            let index = procedure.scheduling.unfinishedIndex
+            let lastIndex = unfinished.count - 1
+            if index != lastIndex {
+                unfinished.swapAt(index, lastIndex)   // a move: no reference counting
+                unfinished[index].scheduling.unfinishedIndex = index
+            }
+            unfinished.removeLast()
+            procedure.scheduling.isUnfinished = false
+            return true
+        }
+
+        /// `procedure` now holds all its keys: ready at once, or to be opened (conditions) outside the lock.
+        mutating func keysGranted(to procedure: AnyProcedure, opens: inout [(AnyProcedure, AnyProcedure.Plan)]) {
+            procedure.scheduling.keysGranted = true
+            guard procedure.scheduling.dependenciesDone else { return }
+            let plan = procedure.scheduling.plan
+            if plan.asynchronousConditions.isEmpty, !plan.checksDependencies {
+                // Ready at once: queue it under this same lock, before choosing what runs next.
+                if procedure.becomeReady() { pushReady(procedure, waiter: .spawn(procedure)) }
+            } else {
+                opens.append((procedure, plan))
+            }
+        }
+
         mutating func pushReady(_ procedure: AnyProcedure, waiter: Grant) {
-            sequence += 1
             switch waiter {
             case .spawn:
-                ready.insert(ReadyKey(priority: procedure.priority.rawValue, sequence: sequence, id: procedure.id, procedure: procedure))
-            case .resume:
-                ready.insert(ReadyKey(priority: procedure.priority.rawValue, sequence: sequence, id: procedure.id, procedure: nil))
-                readyWaiters[procedure.id] = waiter
+                ready.insert(ReadyKey(procedure: procedure, resumesDriver: false), priority: procedure.priority.rawValue)
+            case .resume(let continuation):
+                procedure.scheduling.slotWaiter = continuation
+                ready.insert(ReadyKey(procedure: procedure, resumesDriver: true), priority: procedure.priority.rawValue)
             }
         }
 
         /// The waiter behind a heap entry, if it is still waiting (a cancelled driver withdraws its entry).
         private mutating func waiter(for key: ReadyKey) -> Grant? {
-            if let procedure = key.procedure { return .spawn(procedure) }
-            return readyWaiters.removeValue(forKey: key.id)
+            guard key.resumesDriver else { return .spawn(key.procedure) }
+            guard let continuation = key.procedure.scheduling.slotWaiter else { return nil }
+            key.procedure.scheduling.slotWaiter = nil
+            return .resume(continuation)
         }
 
         mutating func grantSlots(max: Int) -> [Grant] {
