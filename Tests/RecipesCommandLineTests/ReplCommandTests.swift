@@ -1,4 +1,5 @@
 import Testing
+import RecipeStore
 @testable import RecipesCommandLine
 
 @Suite("REPL commands parse to what they mean, and bad input says what is wrong")
@@ -18,7 +19,7 @@ struct ReplCommandTests {
         #expect(try parse("ingredient", "rm", "3", "2") == .edit(id: 3, .removeIngredient(2)))
         #expect(try parse("step", "add", "3", "Chop.") == .edit(id: 3, .addStep("Chop.")))
         #expect(try parse("step", "rm", "3", "1") == .edit(id: 3, .removeStep(1)))
-        #expect(try parse("image", "set", "3", "/tmp/a b.png") == .edit(id: 3, .setImage(path: "/tmp/a b.png")))
+        #expect(try parse("image", "set", "3", "/tmp/a b.png") == .setImage(id: 3, path: "/tmp/a b.png"))
         #expect(try parse("image", "clear", "3") == .edit(id: 3, .clearImage))
         #expect(try parse("delete", "3") == .delete(id: 3))
         #expect(try parse("status") == .status(ids: []))

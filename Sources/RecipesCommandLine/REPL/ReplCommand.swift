@@ -1,9 +1,14 @@
+import RecipeStore
+
 /// One parsed REPL command, ready to run.
 public enum ReplCommand: Equatable, Sendable {
     case new(title: String)
     case list
     case show(id: Int64)
-    case edit(id: Int64, ReplEdit)
+    /// A change applied as it is (`image set` is `setImage`, whose file is staged first).
+    case edit(id: Int64, RecipeChange)
+    /// `image set`: the file is checked and copied when the command runs.
+    case setImage(id: Int64, path: String)
     case delete(id: Int64)
     case status(ids: [Int64])
     case help(topic: String?)
@@ -18,20 +23,6 @@ public enum ReplCommand: Equatable, Sendable {
         }
         return try spec.parse(arguments)
     }
-}
-
-/// A change requested by a REPL command; `image set` names a file still to be checked and copied.
-public enum ReplEdit: Equatable, Sendable {
-    case title(String)
-    case description(String)
-    case yield(String)
-    case keywords(String)
-    case addIngredient(String)
-    case removeIngredient(Int)
-    case addStep(String)
-    case removeStep(Int)
-    case setImage(path: String)
-    case clearImage
 }
 
 /// The name, usage and summary of a REPL command; the table `help` prints and tab completion offers.
@@ -119,7 +110,7 @@ public struct ReplCommandSpec: Sendable {
                 guard arguments.count == 3, !arguments[2].isEmpty else {
                     throw usageError("give one file path (quote it if it has spaces)")
                 }
-                return .edit(id: id, .setImage(path: arguments[2]))
+                return .setImage(id: id, path: arguments[2])
             case "clear":
                 guard arguments.count == 2 else { throw usageError() }
                 return .edit(id: id, .clearImage)

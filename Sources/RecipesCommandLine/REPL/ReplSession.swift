@@ -66,8 +66,10 @@ public final class ReplSession {
             console.out(formatter.list(try store.recipes()))
         case .show(let id):
             console.out(formatter.show(try store.recipe(id: id)))
-        case .edit(let id, let edit):
-            try apply(edit, to: id)
+        case .edit(let id, let change):
+            try store.apply(change, to: id)
+        case .setImage(let id, let path):
+            try attachImage(at: path, to: id)
         case .delete(let id):
             try store.delete(id)
         case .status(let ids):
@@ -80,30 +82,16 @@ public final class ReplSession {
         return .succeeded
     }
 
-    func apply(_ edit: ReplEdit, to id: Int64) throws {
-        let change: RecipeChange
-        switch edit {
-        case .title(let text): change = .title(text)
-        case .description(let text): change = .description(text)
-        case .yield(let text): change = .yield(text)
-        case .keywords(let text): change = .keywords(text)
-        case .addIngredient(let text): change = .addIngredient(text)
-        case .removeIngredient(let n): change = .removeIngredient(n)
-        case .addStep(let text): change = .addStep(text)
-        case .removeStep(let n): change = .removeStep(n)
-        case .clearImage: change = .clearImage
-        case .setImage(let path):
-            _ = try store.recipe(id: id)  // an unknown id fails before any copying
-            let staged = try store.media.stage(from: expandTilde(path), maxBytes: configuration.imageMaxBytes)
-            do {
-                try store.apply(.setImage(staged), to: id)
-            } catch {
-                store.media.discard(staged)
-                throw error
-            }
-            return
+    /// Checks and copies the file at `path` into the media folder, then attaches it in one transaction.
+    func attachImage(at path: String, to id: Int64) throws {
+        _ = try store.recipe(id: id)  // an unknown id fails before any copying
+        let staged = try store.media.stage(from: expandTilde(path), maxBytes: configuration.imageMaxBytes)
+        do {
+            try store.apply(.setImage(staged), to: id)
+        } catch {
+            store.media.discard(staged)
+            throw error
         }
-        try store.apply(change, to: id)
     }
 
     func expandTilde(_ path: String) -> String {
