@@ -6,8 +6,9 @@ SWIFT ?= swift
 BUILD ?= .build
 PREFIX ?= /usr/local
 # Debian packages the build, the tests and the demo need (the C libraries behind CCurl, CEditLine and GRDB, the
-# crontab command, and the tools the tests start: python3 and openssl for a local HTTPS endpoint).
-APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config cron sqlite3 python3 openssl curl
+# crontab command, the tools the tests start — python3 and openssl for a local HTTPS endpoint — and those the
+# benchmarks use: curl, bc, GNU time).
+APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config cron sqlite3 python3 openssl curl bc time
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
 .PHONY: all deps migrations build client debug test tsan demo bench install clean

@@ -6,9 +6,9 @@ BUILD="${BUILD:-.build}"
 OPS="${ENGINE_BENCH_OPS:-100000}"
 KEYS="${ENGINE_BENCH_KEYS:-1000}"
 
-swift build -c release --scratch-path "$BUILD" --product EngineBenchmark >/dev/null 2>&1 \
-  || swift build -c release --scratch-path "$BUILD" --product EngineBenchmark >&2
-BIN="$(swift build -c release --scratch-path "$BUILD" --show-bin-path)/EngineBenchmark"
+swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --product EngineBenchmark >/dev/null 2>&1 \
+  || swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --product EngineBenchmark >&2
+BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --show-bin-path)/EngineBenchmark"
 
 # Each mode in its own process, so that VmHWM is that mode's own peak; best of three runs by throughput.
 run() {

@@ -9,14 +9,14 @@ ROUNDS=${ROUNDS:-3}
 
 # A failed build says so and shows the compiler's output (on stderr, which is where the build log goes anyway).
 build() {
-    if ! swift build -c release --scratch-path "$BUILD" --product "$1" >&2; then
+    if ! swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --product "$1" >&2; then
         echo "bench/30: building $1 failed (see the errors above)" >&2
         exit 1
     fi
 }
 build recipes-server
 build TransportBenchmark
-BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
+BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --show-bin-path)
 
 # The server is started and stopped by the main shell only (never inside a $(...) subshell, whose EXIT trap
 # would not be this one), so the trap below stops it on every exit path: success, failure or Ctrl-C.

@@ -6,8 +6,8 @@ set -euo pipefail
 BUILD=${BUILD:-.build}
 SIZE_MIB=${SIZE_MIB:-500}
 
-swift build -c release --scratch-path "$BUILD" --product TransportBenchmark >&2
-BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
+swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --product TransportBenchmark >&2
+BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --show-bin-path)
 
 work=$(mktemp -d)
 sink_pid=""

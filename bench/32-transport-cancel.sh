@@ -7,8 +7,8 @@ BUILD=${BUILD:-.build}
 TRIES=${TRIES:-20}
 TARGET_MS=100
 
-swift build -c release --scratch-path "$BUILD" --product TransportBenchmark >&2
-BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
+swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --product TransportBenchmark >&2
+BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --show-bin-path)
 
 # One row: case name, then the benchmark mode; the target counts as met when the worst try is under it.
 row() {

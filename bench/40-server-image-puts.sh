@@ -4,7 +4,7 @@
 set -euo pipefail
 BUILD="${BUILD:-.build}"
 COUNT="${COUNT:-1000}"
-if ! BUILD_OUTPUT="$(swift build -c release --scratch-path "$BUILD" --product recipes-server 2>&1)"; then
+if ! BUILD_OUTPUT="$(swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --product recipes-server 2>&1)"; then
     printf '%s\n' "$BUILD_OUTPUT" >&2
     echo "bench/40: building recipes-server failed (output above)" >&2
     exit 1

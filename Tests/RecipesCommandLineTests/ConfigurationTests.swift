@@ -80,3 +80,24 @@ struct ConfigurationTests {
         }
     }
 }
+
+@Suite("JSON output is valid JSON with strings escaped")
+struct JSONWriterTests {
+    @Test("quotes, backslashes, newlines and control characters round-trip through a JSON parser")
+    func escaping() throws {
+        let tricky = "a \"quoted\" \\ back\nslash\t\u{1}é漢"
+        var writer = JSONWriter()
+        writer.array([tricky, "plain"]) { writer, text in
+            writer.object(["text": .string(text), "n": .integer(7), "none": .string(nil), "raw": .raw("[1]")])
+        }
+        let parsed = try #require(
+            JSONSerialization.jsonObject(with: Data(writer.text.utf8)) as? [[String: Any]])
+        #expect(parsed.count == 2)
+        #expect(parsed[0]["text"] as? String == tricky)
+        #expect(parsed[0]["n"] as? Int == 7)
+        #expect(parsed[0]["none"] is NSNull)
+        #expect(parsed[0]["raw"] as? [Int] == [1])
+        #expect(parsed[1]["text"] as? String == "plain")
+        #expect(writer.text.hasPrefix(#"[{"text":"a \"quoted\" \\ back\nslash\t\u0001"#))
+    }
+}

@@ -102,59 +102,51 @@ public struct RecipeFormatter: Sendable {
 
     /// `status --json`: an array of objects with exactly the contract's keys.
     public func statusJSON(_ recipes: [Recipe]) -> String {
-        Self.encode(recipes.map { StatusEntry($0, media: media, now: now, timeZone: timeZone) })
+        var writer = JSONWriter()
+        writer.array(recipes) { writer, recipe in
+            StatusEntry(recipe, media: media, now: now, timeZone: timeZone).write(to: &writer)
+        }
+        return writer.text + "\n"
     }
 
     /// `list --json`: an array of `{id, uuid, title, state, revision}`.
     public func listJSON(_ recipes: [Recipe]) -> String {
-        struct Row: Encodable { var id: Int64; var uuid: String; var title: String; var state: String; var revision: Int64 }
-        return Self.encode(recipes.map {
-            Row(id: $0.id, uuid: $0.uuid.uuidString.lowercased(), title: $0.title,
-                state: $0.sync.effectiveState(at: now).rawValue, revision: $0.sync.revision)
-        })
+        var writer = JSONWriter()
+        writer.array(recipes) { writer, recipe in
+            writer.object([
+                "id": .integer(recipe.id), "uuid": .string(recipe.uuid.uuidString.lowercased()),
+                "title": .string(recipe.title), "state": .string(recipe.sync.effectiveState(at: now).rawValue),
+                "revision": .integer(recipe.sync.revision),
+            ])
+        }
+        return writer.text + "\n"
     }
 
     /// `show --json`: every field of one recipe, with its status entry under `sync`.
     public func showJSON(_ recipe: Recipe) -> String {
-        struct Image: Encodable { var sha256: String; var format: String; var bytes: Int64; var path: String? }
-        struct Full: Encodable {
-            var id: Int64, uuid: String, title: String, description: String, recipeYield: String, keywords: String
-            var ingredients: [String], steps: [String], image: Image?, dateModified: String, sync: StatusEntry
-            func encode(to encoder: any Encoder) throws {
-                enum Key: String, CodingKey {
-                    case id, uuid, title, description, recipeYield, keywords, ingredients, steps, image, dateModified, sync
-                }
-                var c = encoder.container(keyedBy: Key.self)
-                try c.encode(id, forKey: .id)
-                try c.encode(uuid, forKey: .uuid)
-                try c.encode(title, forKey: .title)
-                try c.encode(description, forKey: .description)
-                try c.encode(recipeYield, forKey: .recipeYield)
-                try c.encode(keywords, forKey: .keywords)
-                try c.encode(ingredients, forKey: .ingredients)
-                try c.encode(steps, forKey: .steps)
-                try c.encode(image, forKey: .image)
-                try c.encode(dateModified, forKey: .dateModified)
-                try c.encode(sync, forKey: .sync)
-            }
+        var image = JSONWriter()
+        if let reference = recipe.image {
+            image.object([
+                "sha256": .string(reference.sha256), "format": .string(reference.format.rawValue),
+                "bytes": .integer(reference.byteCount), "path": .string(reference.localFileName.map(media.path(of:))),
+            ])
         }
-        let image = recipe.image.map {
-            Image(sha256: $0.sha256, format: $0.format.rawValue, bytes: $0.byteCount,
-                  path: $0.localFileName.map(media.path(of:)))
-        }
-        return Self.encode(Full(
-            id: recipe.id, uuid: recipe.uuid.uuidString.lowercased(), title: recipe.title,
-            description: recipe.description, recipeYield: recipe.recipeYield, keywords: recipe.keywords,
-            ingredients: recipe.ingredients.map(\.text), steps: recipe.steps.map(\.text), image: image,
-            dateModified: ISO8601.string(recipe.dateModified),
-            sync: StatusEntry(recipe, media: media, now: now, timeZone: timeZone)))
+        var sync = JSONWriter()
+        StatusEntry(recipe, media: media, now: now, timeZone: timeZone).write(to: &sync)
+        var writer = JSONWriter()
+        writer.object([
+            "id": .integer(recipe.id), "uuid": .string(recipe.uuid.uuidString.lowercased()),
+            "title": .string(recipe.title), "description": .string(recipe.description),
+            "recipeYield": .string(recipe.recipeYield), "keywords": .string(recipe.keywords),
+            "ingredients": .raw(Self.stringArray(recipe.ingredients.map(\.text))),
+            "steps": .raw(Self.stringArray(recipe.steps.map(\.text))),
+            "image": .raw(recipe.image == nil ? "null" : image.text),
+            "dateModified": .string(ISO8601.string(recipe.dateModified)), "sync": .raw(sync.text),
+        ])
+        return writer.text + "\n"
     }
 
-    static func encode(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding plain strings and numbers cannot fail.
-        let data = (try? encoder.encode(value)) ?? Data("null".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
+    static func stringArray(_ strings: [String]) -> String {
+        "[" + strings.map(JSONWriter.quoted).joined(separator: ",") + "]"
     }
 }

@@ -3,7 +3,7 @@ import RecipeModels
 import RecipeStore
 
 /// One element of `recipes status --json`: exactly the keys the contract names, nulls included.
-struct StatusEntry: Encodable {
+struct StatusEntry {
     var id: Int64
     var uuid: String
     var title: String
@@ -32,25 +32,15 @@ struct StatusEntry: Encodable {
         remoteImage = recipe.sync.remoteImageURL
     }
 
-    enum CodingKeys: String, CodingKey {
-        case id, uuid, title, state, revision, syncedRevision, attempts, nextAttemptAt, lastError, blocked, image,
-            remoteImage
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(uuid, forKey: .uuid)
-        try container.encode(title, forKey: .title)
-        try container.encode(state, forKey: .state)
-        try container.encode(revision, forKey: .revision)
-        try container.encode(syncedRevision, forKey: .syncedRevision)
-        try container.encode(attempts, forKey: .attempts)
-        try container.encode(nextAttemptAt, forKey: .nextAttemptAt)
-        try container.encode(lastError, forKey: .lastError)
-        try container.encode(blocked, forKey: .blocked)
-        try container.encode(image, forKey: .image)
-        try container.encode(remoteImage, forKey: .remoteImage)
+    /// Writes the entry as one JSON object with exactly the contract's keys, nulls included.
+    func write(to writer: inout JSONWriter) {
+        writer.object([
+            "id": .integer(id), "uuid": .string(uuid), "title": .string(title), "state": .string(state),
+            "revision": .integer(revision), "syncedRevision": .integer(syncedRevision),
+            "attempts": .integer(Int64(attempts)), "nextAttemptAt": .string(nextAttemptAt),
+            "lastError": .string(lastError), "blocked": .string(blocked), "image": .string(image),
+            "remoteImage": .string(remoteImage),
+        ])
     }
 }
 
