@@ -128,9 +128,17 @@ let package = Package(
             dependencies: ["RecipeModels"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "RecipesTestSupport",
+            dependencies: ["RecipeStore"],
+            path: "Tests/RecipesTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "RecipeStoreTests",
-            dependencies: ["RecipeStore", "RecipeModels", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "RecipeStore", "RecipeModels", "RecipesTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -140,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RecipesCommandLineTests",
-            dependencies: ["RecipesCommandLine", "RecipeStore", "RecipeModels", "RecipesExecutable"],
+            dependencies: ["RecipesCommandLine", "RecipeStore", "RecipeModels", "RecipesExecutable", "RecipesTestSupport"],
             swiftSettings: strictSettings
         ),
         // @@TRANSPORT-TESTS@@ (the transport work adds its test target here)

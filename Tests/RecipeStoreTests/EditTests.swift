@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RecipesTestSupport
 import Testing
 @testable import RecipeModels
 @testable import RecipeStore

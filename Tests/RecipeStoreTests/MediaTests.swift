@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RecipesTestSupport
 import Testing
 @testable import RecipeModels
 @testable import RecipeStore

@@ -1,4 +1,5 @@
 import Foundation
+import RecipesTestSupport
 import Testing
 @testable import RecipeStore
 @testable import RecipesCommandLine

@@ -1,32 +1,8 @@
 import Foundation
+import RecipesTestSupport
 import Synchronization
 @testable import RecipeStore
 @testable import RecipesCommandLine
-
-/// A fresh folder under the system temporary directory, removed when the value is released.
-final class TemporaryDirectory {
-    let url: URL
-    init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("recipes-test-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    var homePath: String { url.appendingPathComponent("home").path }
-    var home: RecipesHome { RecipesHome(url: URL(fileURLWithPath: homePath), isExplicit: true) }
-
-    /// Writes `bytes` to `name` in the folder and returns its path.
-    func file(_ name: String, _ bytes: [UInt8]) -> String {
-        let path = url.appendingPathComponent(name).path
-        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        return path
-    }
-}
-
-/// Bytes that start like a PNG, followed by filler.
-func pngBytes(size: Int = 64, seed: UInt8 = 1) -> [UInt8] {
-    [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<max(0, size - 8)).map { UInt8(truncatingIfNeeded: $0) &+ seed }
-}
 
 /// A console that keeps what was written, for assertions.
 final class CapturingConsole: Console {

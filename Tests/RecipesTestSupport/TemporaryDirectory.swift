@@ -1,19 +1,27 @@
 import Foundation
-@testable import RecipeStore
+import RecipeStore
 
 /// A fresh folder under the system temporary directory, removed when the value is released.
-final class TemporaryDirectory {
-    let url: URL
-    init() {
+public final class TemporaryDirectory {
+    /// The folder.
+    public let url: URL
+
+    /// Creates the folder.
+    public init() {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("recipes-test-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
+
     deinit { try? FileManager.default.removeItem(at: url) }
 
-    var home: RecipesHome { RecipesHome(url: url.appendingPathComponent("home"), isExplicit: true) }
+    /// The path of a recipes home inside the folder (created by the first store that opens it).
+    public var homePath: String { url.appendingPathComponent("home").path }
+
+    /// That home, as given explicitly with `--home`.
+    public var home: RecipesHome { RecipesHome(url: URL(fileURLWithPath: homePath), isExplicit: true) }
 
     /// Writes `bytes` to a file named `name` in the folder and returns its path.
-    func file(_ name: String, _ bytes: [UInt8]) -> String {
+    public func file(_ name: String, _ bytes: [UInt8]) -> String {
         let path = url.appendingPathComponent(name).path
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         return path
@@ -21,8 +29,9 @@ final class TemporaryDirectory {
 }
 
 /// Bytes that start like a PNG, followed by `size - 8` filler bytes derived from `seed`.
-func pngBytes(size: Int = 64, seed: UInt8 = 1) -> [UInt8] {
+public func pngBytes(size: Int = 64, seed: UInt8 = 1) -> [UInt8] {
     [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<max(0, size - 8)).map { UInt8(truncatingIfNeeded: $0) &+ seed }
 }
 
-func fileBytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+/// The contents of the file at `path`, or nil when it cannot be read.
+public func fileBytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
