@@ -2,6 +2,7 @@ import Foundation
 import RecipesTestSupport
 import Testing
 @testable import RecipeStore
+import RecipesCommandLine
 
 @Suite("The built recipes binary, driven as a user would")
 struct EndToEndTests {
@@ -94,6 +95,19 @@ struct EndToEndTests {
         #expect(refused.stderr.contains("is not a SQLite database"))
         #expect(refused.stderr.split(separator: "\n").count == 1)
         #expect(try Data(contentsOf: db) == Data("my shopping list".utf8))
+    }
+
+    @Test("--version prints the version; recipes and every subcommand answer --help with exit 0")
+    func versionAndHelp() throws {
+        let version = try runRecipes(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout == RecipesCommand.version + "\n")
+        for command in [[], ["edit"], ["list"], ["show"], ["status"], ["config"], ["config", "show"], ["config", "get"],
+                        ["config", "set"], ["config", "unset"]] {
+            let help = try runRecipes(command + ["--help"])
+            #expect(help.status == 0, "\(command) --help")
+            #expect(help.stdout.contains("USAGE: recipes"), "\(command) --help")
+        }
     }
 
     @Test("config show never prints the token; set and get round-trip; bad keys exit 1")
