@@ -52,4 +52,58 @@ struct StressTests {
         #expect(cancels.allSatisfy { $0.isFinished })
         #expect(queue.unfinishedCount == 0)
     }
+
+    @Test("simple procedures added in batches while others are cancelled concurrently: every one finishes once, no overlap, none left",
+          arguments: [UInt64(11), 12, 13])
+    func batchedAddsWithConcurrentCancels(seed: UInt64) async {
+        let random = SeededRandomSource(seed: seed)
+        let queue = ProcedureQueue(maxConcurrentProcedures: 4, clock: ManualClock(), random: random)
+        let occupancy = KeyOccupancy()
+        let keys = ["a", "b", "c", "d", "e"]
+        var procedures: [AnyProcedure] = []
+        for index in 0..<3_000 {
+            let key = keys[random.next(below: keys.count)]
+            let yields = random.next(below: 3) == 0
+            // No observer, dependency or dependent: these take the batched registration path.
+            let procedure = Procedure<Void>(name: "b\(index)", conditions: [MutualExclusion(key)]) { _ in
+                occupancy.enter([key])
+                if yields { await Task.yield() }
+                occupancy.leave([key])
+            }
+            procedures.append(procedure.erased)
+        }
+        let cancels = procedures.filter { _ in random.next(below: 8) == 0 }
+        let all = procedures
+        await withinDeadline("batched stress run") {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var start = 0
+                    while start < all.count {
+                        let end = min(all.count, start + 300)
+                        queue.add(Array(all[start..<end]))
+                        start = end
+                        await Task.yield()
+                    }
+                }
+                group.addTask {
+                    for procedure in cancels {
+                        procedure.cancel()
+                        if Int.random(in: 0..<4) == 0 { await Task.yield() }
+                    }
+                }
+            }
+            await queue.waitUntilAllFinished()
+        }
+        #expect(occupancy.overlaps == 0)
+        #expect(occupancy.maxRunning <= 4)
+        #expect(procedures.allSatisfy { $0.isFinished })
+        let cancelled = Set(cancels.map(\.id))
+        for procedure in procedures where !cancelled.contains(procedure.id) {
+            guard case .succeeded = procedure.outcome else {
+                Issue.record("\(procedure) finished with \(String(describing: procedure.outcome))")
+                continue
+            }
+        }
+        #expect(queue.unfinishedCount == 0)
+    }
 }
