@@ -25,9 +25,7 @@ struct EditTests {
         let dir = TemporaryDirectory()
         let store = try RecipeStore(home: dir.home)
         let id = try store.create(title: "Soup").id
-        try store.pool.write { db in
-            try db.execute(sql: "UPDATE recipes SET state = 'synced', synced_revision = 1, attempts = 3 WHERE id = ?", arguments: [id])
-        }
+        try simulateSync("state = 'synced', synced_revision = 1, attempts = 3", of: id, in: store)
         let changes: [RecipeChange] = [
             .title("Tomato soup"), .description("Warm"), .yield("4 servings"), .keywords(" soup , ,vegan "),
             .addIngredient("2 tomatoes"), .addIngredient("1 onion"), .addIngredient("salt"), .removeIngredient(2),
@@ -93,9 +91,7 @@ struct EditTests {
         let store = try RecipeStore(home: dir.home)
         let local = try store.create(title: "Local").id
         let remote = try store.create(title: "Remote").id
-        try store.pool.write { db in
-            try db.execute(sql: "UPDATE recipes SET state = 'synced', synced_revision = 1 WHERE id = ?", arguments: [remote])
-        }
+        try simulateSync("state = 'synced', synced_revision = 1", of: remote, in: store)
         try store.delete(local)
         #expect(throws: StoreError(.unknownRecipe(id: local))) { try store.recipe(id: local) }
         try store.delete(remote)
@@ -111,9 +107,7 @@ struct EditTests {
         let dir = TemporaryDirectory()
         let store = try RecipeStore(home: dir.home)
         let id = try store.create(title: "Maybe on the server").id
-        try store.pool.write { db in
-            try db.execute(sql: "UPDATE recipes SET sent_revision = 1 WHERE id = ?", arguments: [id])
-        }
+        try simulateSync("sent_revision = 1", of: id, in: store)
         try store.delete(id)
         #expect(try store.recipe(id: id).sync.state == .deleting)
     }
@@ -127,5 +121,12 @@ struct EditTests {
         #expect(try store.recipes(ids: [3, 1]).map(\.title) == ["C", "A"])
         #expect(throws: StoreError(.unknownRecipe(id: 7))) { try store.recipes(ids: [1, 7]) }
         #expect(try store.count() == 3)
+    }
+}
+
+/// Sets sync columns as the sync engine would (e.g. "state = 'synced', synced_revision = 1") for one recipe.
+func simulateSync(_ assignments: String, of id: Int64, in store: RecipeStore) throws {
+    try store.pool.write { db in
+        try db.execute(sql: "UPDATE recipes SET \(assignments) WHERE id = ?", arguments: [id])
     }
 }

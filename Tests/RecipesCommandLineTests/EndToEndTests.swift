@@ -75,6 +75,12 @@ struct EndToEndTests {
         #expect(viaEnv.stdout.contains("In env home"))
         let viaOption = try runRecipes(["list", "--home", other], environment: ["RECIPES_HOME": dir.homePath])
         #expect(!viaOption.stdout.contains("In env home"))
+        // --home also works before the subcommand name, down to nested subcommands.
+        let before = try runRecipes(["--home", dir.homePath, "status"])
+        #expect(before.stdout.contains("In env home"))
+        #expect(try runRecipes(["--home", other, "config", "set", "sync.jobs", "7"]).status == 0)
+        #expect(try runRecipes(["config", "get", "sync.jobs", "--home", other]).stdout == "7\n")
+        #expect(FileManager.default.fileExists(atPath: other + "/config.toml"))
     }
 
     @Test("usage errors exit 64; unknown ids exit 1 with one line; a foreign file is refused untouched")
