@@ -64,7 +64,7 @@ extension RecipeStore {
             } else {
                 try db.execute(
                     sql: """
-                        UPDATE recipes SET state = 'deleting', revision = revision + 1, attempts = 0,
+                        UPDATE recipes SET state = 'deleting', deleted = 1, revision = revision + 1, attempts = 0,
                             next_attempt_at = NULL, last_error = NULL, cancel_requested = 0, updated_at = ?
                         WHERE id = ?
                         """,
@@ -96,7 +96,7 @@ extension RecipeStore {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM recipes WHERE id = ?", arguments: [id]) else {
             throw StoreError(.unknownRecipe(id: id))
         }
-        if (row["state"] as String) == SyncState.deleting.rawValue { throw StoreError(.recipeDeleted(id: id)) }
+        if (row["deleted"] as Int64) != 0 { throw StoreError(.recipeDeleted(id: id)) }
         return row
     }
 
@@ -105,7 +105,7 @@ extension RecipeStore {
         try db.execute(
             sql: """
                 UPDATE recipes SET revision = revision + 1, state = 'pending', attempts = 0, next_attempt_at = NULL,
-                    last_error = NULL, cancel_requested = 0, updated_at = ?
+                    last_error = NULL, cancel_requested = 0, server_version = NULL, updated_at = ?
                 WHERE id = ?
                 """,
             arguments: [now().timeIntervalSince1970, id])

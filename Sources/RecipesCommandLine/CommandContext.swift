@@ -15,6 +15,13 @@ struct CommandContext {
         self.console = console
     }
 
+    /// A context for an already resolved home (the REPL's commands).
+    init(home: RecipesHome, environment: [String: String], console: any Console) {
+        self.home = home
+        self.environment = environment
+        self.console = console
+    }
+
     func configuration() throws -> ClientConfiguration {
         try ClientConfiguration.load(home: home, environment: environment)
     }
@@ -25,6 +32,19 @@ struct CommandContext {
     func reportingFailures(_ body: () throws -> Void) throws {
         do {
             try body()
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+            console.err("recipes: \(message)\n")
+            throw ExitCode.failure
+        }
+    }
+
+    /// `reportingFailures` for asynchronous commands.
+    func reportingFailures(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
         } catch let exit as ExitCode {
             throw exit
         } catch {

@@ -20,14 +20,14 @@ struct ReplSessionTests {
     }
 
     @Test("a session of edits builds the recipe and every successful change bumps the revision")
-    func editsBuildRecipe() throws {
+    func editsBuildRecipe() async throws {
         let image = dir.file("soup.png", pngBytes())
         let lines = [
             "new Tomato soup", "description 1 'A warm soup'", "yield 1 \"4 servings\"", "keywords 1 soup,vegan",
             "ingredient add 1 2 tomatoes", "ingredient add 1 1 onion", "step add 1 Chop.", "step add 1 Simmer.",
             "step rm 1 1", "image set 1 \(image)", "title 1 Red soup",
         ]
-        for line in lines { #expect(session.run(line: line) == .succeeded, "\(line): \(console.stderr)") }
+        for line in lines { #expect(await session.run(line: line) == .succeeded, "\(line): \(console.stderr)") }
         #expect(console.stdout == "created 1\n")
         let recipe = try store.recipe(id: 1)
         #expect(recipe.title == "Red soup")
@@ -41,32 +41,32 @@ struct ReplSessionTests {
     }
 
     @Test("list, show, status and help print; delete removes; quit quits")
-    func readingCommands() throws {
-        #expect(session.run(line: "new Bread") == .succeeded)
+    func readingCommands() async throws {
+        #expect(await session.run(line: "new Bread") == .succeeded)
         console.reset()
-        #expect(session.run(line: "list") == .succeeded)
+        #expect(await session.run(line: "list") == .succeeded)
         #expect(console.stdout == "ID  STATE    REV  TITLE\n1   pending  1    Bread\n")
         console.reset()
-        #expect(session.run(line: "show 1") == .succeeded)
+        #expect(await session.run(line: "show 1") == .succeeded)
         #expect(console.stdout.contains("title:        Bread\n"))
         #expect(console.stdout.contains("revision:     1 (server has 0)\n"))
         console.reset()
-        #expect(session.run(line: "status 1") == .succeeded)
+        #expect(await session.run(line: "status 1") == .succeeded)
         #expect(console.stdout.contains("1   pending  1    0       Bread  not on the server yet"))
         console.reset()
-        #expect(session.run(line: "help") == .succeeded)
+        #expect(await session.run(line: "help") == .succeeded)
         for spec in ReplCommandSpec.all where spec.name != "exit" {
             #expect(console.stdout.contains("  \(spec.name)"), "help lists \(spec.name)")
         }
         #expect(!console.stdout.contains("\n  sync"), "sync is not offered before it exists")
         console.reset()
-        #expect(session.run(line: "help image") == .succeeded)
+        #expect(await session.run(line: "help image") == .succeeded)
         #expect(console.stdout.hasPrefix("usage: image set <id> <path> | image clear <id>\n"))
-        #expect(session.run(line: "delete 1") == .succeeded)
+        #expect(await session.run(line: "delete 1") == .succeeded)
         #expect(try store.count() == 0)
-        #expect(session.run(line: "# just a comment") == .skipped)
-        #expect(session.run(line: "   ") == .skipped)
-        #expect(session.run(line: "quit") == .quit)
+        #expect(await session.run(line: "# just a comment") == .skipped)
+        #expect(await session.run(line: "   ") == .skipped)
+        #expect(await session.run(line: "quit") == .quit)
         #expect(console.stderr.isEmpty)
     }
 
@@ -75,16 +75,16 @@ struct ReplSessionTests {
         "image set 1 /no/such/file.png", "image set 1 NOTIMAGE", "image set 1 DIR", "bogus", "delete 42",
         "status 1 42", "new", "ingredient rm 1 0",
     ])
-    func badLinesChangeNothing(line: String) throws {
-        #expect(session.run(line: "new Soup") == .succeeded)
-        #expect(session.run(line: "ingredient add 1 water") == .succeeded)
+    func badLinesChangeNothing(line: String) async throws {
+        #expect(await session.run(line: "new Soup") == .succeeded)
+        #expect(await session.run(line: "ingredient add 1 water") == .succeeded)
         let before = try store.recipe(id: 1)
         let mediaBefore = try FileManager.default.contentsOfDirectory(atPath: store.media.directory.path)
         console.reset()
         let notImage = dir.file("notes.txt", Array("hello".utf8))
         let resolved = line.replacingOccurrences(of: "NOTIMAGE", with: notImage)
             .replacingOccurrences(of: "DIR", with: dir.url.path)
-        #expect(session.run(line: resolved, location: "line 7") == .failed)
+        #expect(await session.run(line: resolved, location: "line 7") == .failed)
         #expect(console.stdout.isEmpty)
         let errorLines = console.stderr.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(errorLines.count == 2 && errorLines[1].isEmpty, "exactly one line: \(console.stderr)")
@@ -95,7 +95,7 @@ struct ReplSessionTests {
     }
 
     @Test("an image over the configured limit is refused with the limit named")
-    func imageLimitFromConfig() throws {
+    func imageLimitFromConfig() async throws {
         try ClientConfiguration.write(.imageMaxBytes, value: "100", home: dir.home, environment: [:])
         let limited = ReplSession(
             store: store, configuration: try ClientConfiguration.load(home: dir.home, environment: [:]),
@@ -108,8 +108,8 @@ struct ReplSessionTests {
     }
 
     @Test("random garbage lines never crash the REPL and never change anything")
-    func garbageNeverCrashes() throws {
-        #expect(session.run(line: "new Soup") == .succeeded)
+    func garbageNeverCrashes() async throws {
+        #expect(await session.run(line: "new Soup") == .succeeded)
         let before = try store.recipe(id: 1)
         var generator = SeededGenerator(seed: 42)
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789 \t'\"\\#-_.,;:!?/é漢\u{0}\u{7F}")
@@ -123,7 +123,7 @@ struct ReplSessionTests {
             if line.hasPrefix("quit") || line.hasPrefix("exit") || line.hasPrefix("new") || line.hasPrefix("help") {
                 continue
             }
-            let result = session.run(line: line)
+            let result = await session.run(line: line)
             #expect(result != .quit)
         }
         let after = try store.recipe(id: 1)

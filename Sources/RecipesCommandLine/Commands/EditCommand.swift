@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// `recipes edit`: the REPL, interactive on a terminal, scripted on a pipe.
-struct EditCommand: ParsableCommand {
+struct EditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
         abstract: "Edit recipes in an interactive shell (type `help` there), or run commands piped on stdin.",
@@ -20,29 +20,29 @@ struct EditCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "On a pipe, stop at the first failed command.") var bail = false
 
-    func run() throws {
+    func run() async throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         var session: ReplSession?
         try context.reportingFailures {
             let configuration = try context.configuration()
             session = ReplSession(
                 store: try context.openStore(), configuration: configuration, console: context.console,
-                environment: context.environment)
+                environment: context.environment, interactive: isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1)
         }
         guard let session else { throw ExitCode.failure }
         if isatty(STDIN_FILENO) == 1 {
-            runInteractive(session, context: context)
+            await runInteractive(session, context: context)
         } else {
-            try runScripted(session)
+            try await runScripted(session)
         }
     }
 
-    func runScripted(_ session: ReplSession) throws {
+    func runScripted(_ session: ReplSession) async throws {
         var lineNumber = 0
         var failed = false
         while let line = readLine(strippingNewline: true) {
             lineNumber += 1
-            switch session.run(line: line, location: "line \(lineNumber)") {
+            switch await session.run(line: line, location: "line \(lineNumber)") {
             case .failed:
                 failed = true
                 if bail { throw ExitCode.failure }
@@ -56,14 +56,14 @@ struct EditCommand: ParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
-    func runInteractive(_ session: ReplSession, context: CommandContext) {
+    func runInteractive(_ session: ReplSession, context: CommandContext) async {
         let editor = LineEditor(
             historyPath: context.home.historyURL.path, commandNames: ReplCommandSpec.all.map(\.name))
         context.console.out("recipes \(RecipesCommand.version) — type `help` for commands, Ctrl-D to leave\n")
         reading: while true {
             switch editor.read(prompt: "recipes> ") {
             case .line(let line):
-                if session.run(line: line) == .quit { break reading }
+                if await session.run(line: line) == .quit { break reading }
             case .interrupted:
                 context.console.out("\n")
             case .endOfInput:

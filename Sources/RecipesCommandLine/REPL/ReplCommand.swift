@@ -11,6 +11,10 @@ public enum ReplCommand: Equatable, Sendable {
     case setImage(id: Int64, path: String)
     case delete(id: Int64)
     case status(ids: [Int64])
+    /// `sync [<id>...]`: as `recipes sync`, in the foreground.
+    case sync(ids: [Int64])
+    /// `cancel <id>`: as `recipes cancel`.
+    case cancel(id: Int64)
     case help(topic: String?)
     case quit
 
@@ -51,6 +55,9 @@ public struct ReplCommandSpec: Sendable {
               summary: "attach a copy of a JPEG, PNG, GIF or WebP file / detach it"),
         .init(name: "delete", usage: "delete <id>", summary: "delete; the server's copy goes on the next sync"),
         .init(name: "status", usage: "status [<id>...]", summary: "where each recipe stands with the server"),
+        .init(name: "sync", usage: "sync [<id>...]",
+              summary: "upload changed recipes (or these) with progress; Ctrl-C cancels the running uploads"),
+        .init(name: "cancel", usage: "cancel <id>", summary: "cancel a recipe's upload, wherever it runs"),
         .init(name: "help", usage: "help [<command>]", summary: "this list, or one command's usage"),
         .init(name: "quit", usage: "quit", summary: "leave (also `exit` or Ctrl-D)"),
         .init(name: "exit", usage: "exit", summary: "leave (also `quit` or Ctrl-D)"),
@@ -124,6 +131,13 @@ public struct ReplCommandSpec: Sendable {
             var ids: [Int64] = []
             for argument in arguments { ids.append(try Self.recipeID(argument)) }
             return .status(ids: ids)
+        case "sync":
+            var ids: [Int64] = []
+            for argument in arguments { ids.append(try Self.recipeID(argument)) }
+            return .sync(ids: ids)
+        case "cancel":
+            guard arguments.count == 1 else { throw usageError() }
+            return .cancel(id: try Self.recipeID(arguments[0]))
         case "help":
             guard arguments.count <= 1 else { throw usageError() }
             if let topic = arguments.first, Self.named(topic) == nil {

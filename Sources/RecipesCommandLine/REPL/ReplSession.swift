@@ -23,13 +23,16 @@ public final class ReplSession {
     let console: any Console
     let now: @Sendable () -> Date
     let environment: [String: String]
+    /// Whether a person is at a terminal (the REPL's `sync` then shows progress bars).
+    let interactive: Bool
 
     /// Creates a session on `store`.
     public init(
         store: RecipeStore, configuration: ClientConfiguration, console: any Console,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = ProcessInfo.processInfo.environment, interactive: Bool = false,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.interactive = interactive
         self.store = store
         self.configuration = configuration
         self.console = console
@@ -38,7 +41,7 @@ public final class ReplSession {
     }
 
     /// Runs one line; `location` (e.g. "line 3") prefixes the error message when given.
-    public func run(line: String, location: String? = nil) -> LineResult {
+    public func run(line: String, location: String? = nil) async -> LineResult {
         do {
             let words: [String]
             do {
@@ -48,7 +51,7 @@ public final class ReplSession {
             }
             if words.isEmpty { return .skipped }
             let command = try ReplCommand.parse(words)
-            return try execute(command)
+            return try await execute(command)
         } catch {
             let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
             console.err("error: " + (location.map { "\($0): " } ?? "") + message + "\n")
@@ -56,7 +59,7 @@ public final class ReplSession {
         }
     }
 
-    func execute(_ command: ReplCommand) throws -> LineResult {
+    func execute(_ command: ReplCommand) async throws -> LineResult {
         let formatter = RecipeFormatter(media: store.media, now: now())
         switch command {
         case .new(let title):
@@ -74,6 +77,20 @@ public final class ReplSession {
             try store.delete(id)
         case .status(let ids):
             console.out(formatter.status(try store.recipes(ids: ids.isEmpty ? nil : ids)))
+        case .sync(let ids):
+            let mode = SyncOutputMode.select(
+                background: false, json: false, environment: environment, stdoutIsTerminal: interactive)
+            let invocation = SyncInvocation(ids: ids.isEmpty ? nil : ids, mode: mode)
+            let context = CommandContext(home: store.home, environment: environment, console: console)
+            let summary = try await invocation.run(context: context, store: store, configuration: configuration)
+            if summary.credentialsRefused {
+                throw CommandLineError("sync: the server refused the credentials; check server.token")
+            }
+            if summary.failed > 0 {
+                throw CommandLineError("sync: \(summary.failed) recipe(s) failed; `status` says why")
+            }
+        case .cancel(let id):
+            console.out(try await CancelCommand.cancel(id, store: store) + "\n")
         case .help(let topic):
             console.out(Self.help(topic: topic))
         case .quit:

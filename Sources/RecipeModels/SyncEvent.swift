@@ -1,0 +1,114 @@
+import Foundation
+
+/// One thing that happened during a sync run, as front ends show it: progress bars on a terminal, one plain line
+/// per event otherwise, NDJSON with `--json`, and lines in `logs/sync.log` for background runs.
+///
+/// Plain values only, so that events can be buffered and sent between tasks without keeping anything alive.
+public struct SyncEvent: Sendable, Equatable {
+    /// What happened (the `event` field of `--json`).
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        /// A step started its first attempt.
+        case start
+        /// Bytes of a step's body went out.
+        case progress
+        /// A step failed with a transient error; it is tried again after `delay`.
+        case retry
+        /// The recipe's chain finished: the server has the revision (or the deletion).
+        case done
+        /// The recipe failed: permanently, after too many attempts, or because the credentials were refused.
+        case failed
+        /// The recipe's upload was cancelled (`recipes cancel`, Ctrl-C).
+        case cancelled
+        /// The server could not be reached; nothing was sent and no attempt was counted.
+        case offline
+        /// The recipe was not uploaded in this run: busy in another process, or waiting for a later retry.
+        case skipped
+    }
+
+    /// Which request of the chain an event is about (the `step` field of `--json`).
+    public enum Step: String, Sendable, Equatable, CaseIterable {
+        /// `PUT /v1/images/{sha256}` (after a `HEAD`).
+        case image
+        /// `PUT /v1/recipes/{uuid}`.
+        case recipe
+        /// `DELETE /v1/recipes/{uuid}`.
+        case delete
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The recipe's local id.
+    public var id: Int64
+    /// The recipe's identity on the server.
+    public var uuid: UUID
+    /// The recipe's title, for human-readable output (not part of the JSON contract, but written there too).
+    public var title: String
+    /// The step, where one applies.
+    public var step: Step?
+    /// The revision this chain uploads.
+    public var revision: Int64?
+    /// Bytes sent so far (`progress`, `done` of a step with a body).
+    public var bytes: Int64?
+    /// Bytes to send in total, when known.
+    public var total: Int64?
+    /// The attempt number (1-based, counting earlier runs).
+    public var attempt: Int?
+    /// Seconds until the next attempt (`retry`, `skipped` for a later retry).
+    public var delay: Double?
+    /// What went wrong, in words (never contains a token).
+    public var error: String?
+    /// When it happened.
+    public var time: Date
+
+    /// Creates an event.
+    public init(
+        _ kind: Kind, id: Int64, uuid: UUID, title: String, step: Step? = nil, revision: Int64? = nil,
+        bytes: Int64? = nil, total: Int64? = nil, attempt: Int? = nil, delay: Double? = nil, error: String? = nil,
+        time: Date = Date()
+    ) {
+        self.kind = kind
+        self.id = id
+        self.uuid = uuid
+        self.title = title
+        self.step = step
+        self.revision = revision
+        self.bytes = bytes
+        self.total = total
+        self.attempt = attempt
+        self.delay = delay
+        self.error = error
+        self.time = time
+    }
+}
+
+/// How a whole sync run ended, and the exit status that says so.
+public struct SyncSummary: Sendable, Equatable {
+    /// Recipes whose chain finished on the server.
+    public var done = 0
+    /// Recipes that failed permanently or ran out of attempts.
+    public var failed = 0
+    /// Recipes cancelled during the run.
+    public var cancelled = 0
+    /// Recipes still waiting: offline, backoff, busy in another process, or edited during their upload.
+    public var waiting = 0
+    /// Whether the server refused the credentials (the run stopped).
+    public var credentialsRefused = false
+
+    /// Creates an empty summary.
+    public init(done: Int = 0, failed: Int = 0, cancelled: Int = 0, waiting: Int = 0, credentialsRefused: Bool = false) {
+        self.done = done
+        self.failed = failed
+        self.cancelled = cancelled
+        self.waiting = waiting
+        self.credentialsRefused = credentialsRefused
+    }
+
+    /// The contract's exit status: 77 credentials refused, else 1 a permanent failure, else 75 work still
+    /// waiting (offline, backoff, busy, cancelled during the run), else 0.
+    public var exitStatus: Int32 {
+        if credentialsRefused { return 77 }
+        if failed > 0 { return 1 }
+        if waiting > 0 || cancelled > 0 { return 75 }
+        return 0
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `<home>/outbox/`: the exact JSON bytes uploaded for one revision of one recipe, `<uuid>-<revision>.json`.
+///
+/// A file is written (under a temporary name, fsynced, renamed) before its upload starts and deleted when the server
+/// has acknowledged it; files no unsynced work refers to are collected at the start of each sync.
+public struct Outbox: Sendable {
+    /// The outbox folder.
+    public let directory: URL
+
+    /// How long a temporary file is left alone by garbage collection (another process may be writing it).
+    public static let temporaryFileGrace: TimeInterval = 3600
+    static let temporaryPrefix = ".tmp-"
+
+    /// Creates the outbox of `directory`.
+    public init(directory: URL) { self.directory = directory }
+
+    /// `<uuid>-<revision>.json`.
+    public static func fileName(uuid: String, revision: Int64) -> String { "\(uuid.lowercased())-\(revision).json" }
+
+    /// The marker `referencedOutboxFiles` uses for "every revision of this recipe" (its upload is live elsewhere).
+    static func leasedPrefix(uuid: String) -> String { "\(uuid.lowercased())-*" }
+
+    /// The `leasedPrefix` marker matching an outbox file name, or nil for a name that is not `<uuid>-<n>.json`.
+    static func uuidPrefix(of fileName: String) -> String? {
+        guard fileName.hasSuffix(".json"), let dash = fileName.lastIndex(of: "-") else { return nil }
+        return String(fileName[..<dash]) + "-*"
+    }
+
+    /// The full path of `fileName`.
+    public func path(of fileName: String) -> String { directory.appendingPathComponent(fileName).path }
+
+    /// Writes `data` as the payload of `uuid` at `revision`, durably and atomically; returns its path.
+    public func write(_ data: Data, uuid: String, revision: Int64) throws(StoreError) -> String {
+        let final = path(of: Self.fileName(uuid: uuid, revision: revision))
+        let temporary = path(of: "\(Self.temporaryPrefix)\(UUID().uuidString.lowercased())")
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError(.fileSystem(path: temporary, detail: String(cString: strerror(errno)))) }
+        var ok = false
+        defer {
+            close(fd)
+            if !ok { unlink(temporary) }
+        }
+        var offset = 0
+        let failure: String? = data.withUnsafeBytes { buffer -> String? in
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += written
+            }
+            return fsync(fd) == 0 ? nil : String(cString: strerror(errno))
+        }
+        if let failure { throw StoreError(.fileSystem(path: temporary, detail: failure)) }
+        guard rename(temporary, final) == 0 else {
+            throw StoreError(.fileSystem(path: final, detail: String(cString: strerror(errno))))
+        }
+        ok = true
+        return final
+    }
+
+    /// Removes `fileName` if present.
+    public func remove(_ fileName: String) { unlink(path(of: fileName)) }
+
+    /// The names of the files in the outbox (none when the folder is missing).
+    public func fileNames() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+    }
+
+    /// Whether `name` is a temporary file young enough that its writer may still be at work.
+    func isRecentTemporary(_ name: String, now: Date) -> Bool {
+        guard name.hasPrefix(Self.temporaryPrefix) else { return false }
+        var info = stat()
+        guard stat(path(of: name), &info) == 0 else { return false }
+        return now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec) < Self.temporaryFileGrace
+    }
+}

@@ -1,0 +1,483 @@
+import Foundation
+import GRDB
+import RecipeModels
+
+/// One recipe claimed for upload by this process: a snapshot of the exact revision to send, taken in the same
+/// transaction as the lease, so that the JSON written to the outbox is the revision the lease was taken for.
+public struct SyncClaim: Sendable, Equatable {
+    /// The recipe at the claimed revision, with its ingredients and steps.
+    public var recipe: Recipe
+    /// Whether the chain is a `DELETE` (the user deleted the recipe).
+    public var isDeletion: Bool
+    /// The revision this chain uploads (`version` in the JSON).
+    public var revision: Int64 { recipe.sync.revision }
+    /// Failed attempts before this run, counted against the retry limit.
+    public var attempts: Int { recipe.sync.attempts }
+
+    /// Whether the image must go to the server first: the recipe has an image the server is not known to have.
+    public var imageToSend: ImageReference? {
+        guard !isDeletion, let image = recipe.image else { return nil }
+        if image.sha256 == recipe.sync.remoteImageSHA256, recipe.sync.remoteImageURL != nil { return nil }
+        return image
+    }
+}
+
+/// A recipe that was due but is being uploaded by another live process: reported, not waited on.
+public struct BusyRecipe: Sendable, Equatable {
+    /// The recipe's local id.
+    public var id: Int64
+    /// The recipe's identity.
+    public var uuid: UUID
+    /// Its title.
+    public var title: String
+    /// The process holding its lease, when the owner names one.
+    public var processID: Int32?
+}
+
+/// What one claiming transaction found.
+public struct ClaimBatch: Sendable, Equatable {
+    /// Recipes now leased to the caller.
+    public var claims: [SyncClaim] = []
+    /// Due recipes leased by another live process.
+    public var busy: [BusyRecipe] = []
+    /// The highest id looked at: the next batch starts after it.
+    public var cursor: Int64 = 0
+    /// Whether no due recipe remains after `cursor`.
+    public var isExhausted = true
+}
+
+/// How a recipe's chain ended, as recorded by `finishChain`.
+public enum ChainResult: Sendable, Equatable {
+    /// The server acknowledged `revision` (with the image it refers to, if any).
+    case uploaded(revision: Int64)
+    /// The server confirmed the deletion.
+    case deleted
+    /// A transient failure: try again at `at` (attempts counts this one).
+    case retryLater(at: Date, attempts: Int, error: String)
+    /// A permanent failure, or the last allowed attempt failed; `serverVersion` when the server answered 409.
+    case failed(attempts: Int, error: String, serverVersion: Int64?)
+    /// `recipes cancel` stopped it: it stays `cancelled` until edited or synced by id.
+    case cancelledByUser
+    /// The run was interrupted (Ctrl-C, credentials refused, lease lost): left as it was for a later run.
+    case interrupted(error: String?)
+    /// The server could not be reached: nothing was sent, no attempt counted.
+    case offline(since: Date)
+}
+
+/// What `requestCancel` did.
+public enum CancelResult: Sendable, Equatable {
+    /// The recipe was queued or waiting for a retry; it is now `cancelled`.
+    case cancelledQueued
+    /// The recipe is being uploaded by process `processID` (the owner string when it names no pid); that
+    /// process notices the request within its polling interval and aborts the transfer.
+    case cancelledInFlight(owner: String, processID: Int32?)
+    /// Nothing was queued or running: the recipe is in `state`.
+    case nothingToCancel(state: SyncState)
+}
+
+extension RecipeStore {
+    // MARK: Claiming
+
+    /// The SQL condition of a recipe that background sync should upload at `?` (now): pending, waiting past its
+    /// retry time, or a deletion to send — never cancelled, failed or synced.
+    static let dueCondition = """
+        state IN ('pending', 'waiting', 'deleting', 'uploading') AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+        """
+
+    /// Whether any recipe is due at `now` (what `recipes sync --background` asks before anything else).
+    public func hasDueWork(at now: Date) throws(StoreError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE \(Self.dueCondition))",
+                arguments: [now.timeIntervalSince1970]) ?? false
+        }
+    }
+
+    /// The ids of the recipes due at `now` (or of `ids`), in id order, without claiming them.
+    public func dueRecipes(at now: Date, ids: [Int64]? = nil) throws(StoreError) -> [Recipe] {
+        try read { db in
+            if let ids {
+                return try ids.compactMap { id in
+                    try Row.fetchOne(db, sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE id = ?", arguments: [id])
+                        .map(Self.decode)
+                }
+            }
+            return try Row.fetchAll(
+                db, sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE \(Self.dueCondition) ORDER BY id",
+                arguments: [now.timeIntervalSince1970]
+            ).map(Self.decode)
+        }
+    }
+
+    /// The recipes waiting for a retry that is not due yet at `now`.
+    public func waitingRecipes(at now: Date) throws(StoreError) -> [Recipe] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE state = 'waiting' AND next_attempt_at > ? ORDER BY id",
+                arguments: [now.timeIntervalSince1970]
+            ).map(Self.decode)
+        }
+    }
+
+    /// Leases up to `limit` due recipes with an id above `cursor` to `owner`, in one `BEGIN IMMEDIATE` transaction.
+    ///
+    /// A lease held by another owner is taken over when it has lapsed or `isOwnerAlive` says its process is gone;
+    /// otherwise the recipe is reported busy. Each claim carries the recipe as it is at that moment.
+    public func claimDue(
+        owner: String, now: Date, leaseDuration: TimeInterval, limit: Int, after cursor: Int64,
+        isOwnerAlive: @escaping (String) -> Bool
+    ) throws(StoreError) -> ClaimBatch {
+        try write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.recipeColumns), deleted FROM recipes
+                    WHERE id > ? AND \(Self.dueCondition) ORDER BY id LIMIT ?
+                    """,
+                arguments: [cursor, now.timeIntervalSince1970, limit])
+            var batch = ClaimBatch(cursor: cursor, isExhausted: rows.count < limit)
+            for row in rows {
+                let recipe = Self.decode(row)
+                batch.cursor = recipe.id
+                if let busy = Self.busyElsewhere(recipe, owner: owner, now: now, isOwnerAlive: isOwnerAlive) {
+                    batch.busy.append(busy)
+                    continue
+                }
+                batch.claims.append(
+                    try Self.lease(recipe, deleted: row["deleted"], owner: owner, now: now, duration: leaseDuration, db: db))
+            }
+            return batch
+        }
+    }
+
+    /// Leases exactly the recipes `ids` to `owner` now (an explicit `recipes sync <id>...`): resumes cancelled and
+    /// failed ones, skips backoff, and after a 409 lifts the revision above the server's version (the user chose
+    /// to overwrite it). Recipes the server already has at their revision are left alone. Unknown ids throw
+    /// before anything changes.
+    public func claim(
+        ids: [Int64], owner: String, now: Date, leaseDuration: TimeInterval, isOwnerAlive: @escaping (String) -> Bool
+    ) throws(StoreError) -> ClaimBatch {
+        try write { db in
+            var batch = ClaimBatch()
+            var seen = Set<Int64>()
+            for id in ids where seen.insert(id).inserted {
+                guard let row = try Row.fetchOne(
+                    db, sql: "SELECT \(Self.recipeColumns), deleted, server_version FROM recipes WHERE id = ?",
+                    arguments: [id])
+                else { throw StoreError(.unknownRecipe(id: id)) }
+                var recipe = Self.decode(row)
+                let deleted: Int64 = row["deleted"]
+                if deleted == 0, recipe.sync.revision <= recipe.sync.syncedRevision, recipe.sync.state == .synced {
+                    continue  // already on the server
+                }
+                if let busy = Self.busyElsewhere(recipe, owner: owner, now: now, isOwnerAlive: isOwnerAlive) {
+                    batch.busy.append(busy)
+                    continue
+                }
+                let serverVersion: Int64? = row["server_version"]
+                let resumedState = deleted != 0 ? "deleting" : "pending"
+                let resetAttempts = recipe.sync.state == .failed
+                var revision = recipe.sync.revision
+                if let serverVersion, serverVersion >= revision { revision = serverVersion + 1 }
+                try db.execute(
+                    sql: """
+                        UPDATE recipes SET state = CASE WHEN state IN ('cancelled', 'failed', 'waiting', 'uploading')
+                                THEN ? ELSE state END,
+                            attempts = CASE WHEN ? THEN 0 ELSE attempts END,
+                            next_attempt_at = NULL, revision = ?, server_version = NULL
+                        WHERE id = ?
+                        """,
+                    arguments: [resumedState, resetAttempts, revision, id])
+                if resetAttempts { recipe.sync.attempts = 0 }
+                recipe.sync.revision = revision
+                batch.claims.append(
+                    try Self.lease(recipe, deleted: deleted, owner: owner, now: now, duration: leaseDuration, db: db))
+            }
+            return batch
+        }
+    }
+
+    /// The busy report for `recipe` when another live owner holds its lease, else nil (free or taken over).
+    static func busyElsewhere(
+        _ recipe: Recipe, owner: String, now: Date, isOwnerAlive: (String) -> Bool
+    ) -> BusyRecipe? {
+        guard let holder = recipe.sync.leaseOwner, holder != owner, recipe.sync.hasLiveLease(at: now),
+            isOwnerAlive(holder)
+        else { return nil }
+        return BusyRecipe(id: recipe.id, uuid: recipe.uuid, title: recipe.title, processID: recipe.sync.leaseProcessID)
+    }
+
+    /// Writes the lease of `recipe` and returns its claim with ingredients and steps loaded.
+    static func lease(
+        _ recipe: Recipe, deleted: Int64, owner: String, now: Date, duration: TimeInterval, db: Database
+    ) throws -> SyncClaim {
+        try db.execute(
+            sql: "UPDATE recipes SET lease_owner = ?, lease_expires_at = ?, cancel_requested = 0 WHERE id = ?",
+            arguments: [owner, now.timeIntervalSince1970 + duration, recipe.id])
+        var recipe = recipe
+        recipe.ingredients = try String.fetchAll(
+            db, sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position", arguments: [recipe.id]
+        ).map(Ingredient.init(text:))
+        recipe.steps = try String.fetchAll(
+            db, sql: "SELECT text FROM steps WHERE recipe_id = ? ORDER BY position", arguments: [recipe.id]
+        ).map(Step.init(text:))
+        recipe.sync.leaseOwner = owner
+        recipe.sync.leaseExpiresAt = Date(timeIntervalSince1970: now.timeIntervalSince1970 + duration)
+        return SyncClaim(recipe: recipe, isDeletion: deleted != 0)
+    }
+
+    // MARK: While uploading
+
+    /// Extends every lease `owner` holds to `until`; returns the ids it still holds (a lease taken over by another
+    /// process is missing, and its upload must stop).
+    public func renewLeases(owner: String, until: Date) throws(StoreError) -> Set<Int64> {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE recipes SET lease_expires_at = ? WHERE lease_owner = ?",
+                arguments: [until.timeIntervalSince1970, owner])
+            return try Int64.fetchSet(db, sql: "SELECT id FROM recipes WHERE lease_owner = ?", arguments: [owner])
+        }
+    }
+
+    /// The ids leased to `owner` whose cancellation was requested (`recipes cancel` in any process).
+    public func cancelRequests(owner: String) throws(StoreError) -> [Int64] {
+        try read { db in
+            try Int64.fetchAll(
+                db, sql: "SELECT id FROM recipes WHERE lease_owner = ? AND cancel_requested = 1", arguments: [owner])
+        }
+    }
+
+    /// Records that the server has the image `sha256` at `url` for recipe `id` (so that a retry or a later run
+    /// skips it). Only while `owner` holds the lease; returns false when it does not.
+    @discardableResult
+    public func recordImageUploaded(id: Int64, owner: String, sha256: String, url: String) throws(StoreError) -> Bool {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ? WHERE id = ? AND lease_owner = ?",
+                arguments: [sha256, url, id, owner])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Records that the upload of `revision` is about to start, before the first byte of the JSON goes out, so
+    /// that a later deletion knows the server may have the recipe. False when `owner` no longer holds the lease
+    /// or the recipe was deleted meanwhile (then nothing may be sent).
+    public func markSending(id: Int64, owner: String, revision: Int64) throws(StoreError) -> Bool {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE recipes SET sent_revision = max(sent_revision, ?)
+                    WHERE id = ? AND lease_owner = ? AND deleted = 0
+                    """,
+                arguments: [revision, id, owner])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Persists a failed attempt that will be retried within this run (so that `kill -9` keeps the count).
+    public func recordAttempt(id: Int64, owner: String, attempts: Int, nextAttemptAt: Date, error: String) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE recipes SET attempts = ?, next_attempt_at = ?, last_error = ?, offline_since = NULL
+                    WHERE id = ? AND lease_owner = ?
+                    """,
+                arguments: [attempts, nextAttemptAt.timeIntervalSince1970, error, id, owner])
+        }
+    }
+
+    // MARK: Finishing
+
+    /// Records how the chain of `claim` ended and releases the lease; returns the local files that are no longer
+    /// needed (the media copy of an image the server now has), for the caller to delete under the media lock.
+    ///
+    /// Revision fencing: the recipe counts as synced only when the acknowledged revision is still its current one;
+    /// an edit made meanwhile leaves it as the edit left it (pending for the next revision).
+    @discardableResult
+    public func finishChain(_ claim: SyncClaim, owner: String, result: ChainResult, now: Date) throws(StoreError) -> [String] {
+        let id = claim.recipe.id
+        var unneeded: [String] = []
+        try write { db in
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT revision, state, image_file, image_sha256, remote_image_sha256 FROM recipes WHERE id = ?",
+                arguments: [id])
+            else { return }
+            let revision: Int64 = row["revision"]
+            let state: String = row["state"]
+            let open = "state IN ('pending', 'waiting', 'deleting', 'uploading')"
+            switch result {
+            case .uploaded(let uploaded):
+                if revision == uploaded {
+                    try db.execute(
+                        sql: """
+                            UPDATE recipes SET synced_revision = max(synced_revision, ?), state = 'synced', attempts = 0,
+                                next_attempt_at = NULL, last_error = NULL, offline_since = NULL, cancel_requested = 0,
+                                server_version = NULL
+                            WHERE id = ?
+                            """,
+                        arguments: [uploaded, id])
+                } else {
+                    try db.execute(
+                        sql: "UPDATE recipes SET synced_revision = max(synced_revision, ?), offline_since = NULL WHERE id = ?",
+                        arguments: [uploaded, id])
+                }
+                // The media copy is no longer needed once the server has that image for this recipe.
+                let imageFile: String? = row["image_file"]
+                let local: String? = row["image_sha256"]
+                let remote: String? = row["remote_image_sha256"]
+                if let imageFile, local != nil, local == remote {
+                    try db.execute(sql: "UPDATE recipes SET image_file = NULL WHERE id = ?", arguments: [id])
+                    unneeded.append(imageFile)
+                }
+            case .deleted:
+                if let imageFile: String = row["image_file"] { unneeded.append(imageFile) }
+                try db.execute(sql: "DELETE FROM recipes WHERE id = ? AND deleted = 1", arguments: [id])
+            case .retryLater(let at, let attempts, let error):
+                try db.execute(
+                    sql: """
+                        UPDATE recipes SET state = CASE WHEN \(open) THEN 'waiting' ELSE state END, attempts = ?,
+                            next_attempt_at = ?, last_error = ?, offline_since = NULL
+                        WHERE id = ?
+                        """,
+                    arguments: [attempts, at.timeIntervalSince1970, error, id])
+            case .failed(let attempts, let error, let serverVersion):
+                try db.execute(
+                    sql: """
+                        UPDATE recipes SET state = CASE WHEN \(open) THEN 'failed' ELSE state END, attempts = ?,
+                            next_attempt_at = NULL, last_error = ?, server_version = ?, offline_since = NULL
+                        WHERE id = ?
+                        """,
+                    arguments: [attempts, error, serverVersion, id])
+            case .cancelledByUser:
+                if state != SyncState.cancelled.rawValue, revision == claim.revision {
+                    try db.execute(sql: "UPDATE recipes SET state = 'cancelled' WHERE id = ?", arguments: [id])
+                }
+                try db.execute(sql: "UPDATE recipes SET cancel_requested = 0 WHERE id = ?", arguments: [id])
+            case .interrupted(let error):
+                if let error {
+                    try db.execute(sql: "UPDATE recipes SET last_error = ? WHERE id = ?", arguments: [error, id])
+                }
+            case .offline(let since):
+                try db.execute(
+                    sql: "UPDATE recipes SET offline_since = coalesce(offline_since, ?) WHERE id = ?",
+                    arguments: [since.timeIntervalSince1970, id])
+            }
+            try db.execute(
+                sql: "UPDATE recipes SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?",
+                arguments: [id, owner])
+        }
+        return unneeded
+    }
+
+    /// Marks the due recipes `ids` as waiting for the network since `since` (nothing was claimed or sent).
+    public func markOffline(ids: [Int64], since: Date) throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        try write { db in
+            for id in ids {
+                try db.execute(
+                    sql: "UPDATE recipes SET offline_since = coalesce(offline_since, ?) WHERE id = ?",
+                    arguments: [since.timeIntervalSince1970, id])
+            }
+        }
+    }
+
+    /// Releases every lease `owner` still holds (the end of a run, whatever happened).
+    public func releaseLeases(owner: String) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE recipes SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ?",
+                arguments: [owner])
+        }
+    }
+
+    /// Deletes the media copies `fileNames` that no recipe refers to any more, under the media lock.
+    public func removeUnneededMedia(_ fileNames: [String]) throws(StoreError) {
+        guard !fileNames.isEmpty else { return }
+        try media.withExclusiveAccess { () throws(StoreError) in
+            for name in fileNames { try removeIfUnreferenced(name) }
+        }
+    }
+
+    // MARK: Cancelling
+
+    /// Cancels recipe `id`'s upload wherever it is (`recipes cancel`): queued or waiting → `cancelled`; leased by a
+    /// live process → `cancelled` with `cancel_requested` set, which that process polls. Unknown id throws.
+    public func requestCancel(id: Int64, now: Date, isOwnerAlive: @escaping (String) -> Bool) throws(StoreError) -> CancelResult {
+        try write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE id = ?", arguments: [id])
+            else { throw StoreError(.unknownRecipe(id: id)) }
+            let recipe = Self.decode(row)
+            let sync = recipe.sync
+            let live = sync.hasLiveLease(at: now) && sync.leaseOwner.map(isOwnerAlive) == true
+            switch sync.state {
+            case .synced, .failed, .cancelled:
+                if !live { return .nothingToCancel(state: sync.state) }
+            case .pending, .waiting, .deleting, .uploading:
+                break
+            }
+            try db.execute(
+                sql: "UPDATE recipes SET state = 'cancelled', cancel_requested = ?, next_attempt_at = NULL WHERE id = ?",
+                arguments: [live, id])
+            if live, let owner = sync.leaseOwner {
+                return .cancelledInFlight(owner: owner, processID: sync.leaseProcessID)
+            }
+            return .cancelledQueued
+        }
+    }
+
+    /// Whether `owner` still holds the lease of recipe `id` (what `recipes cancel` waits for to say it stopped).
+    public func isLeased(id: Int64, by owner: String) throws(StoreError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE id = ? AND lease_owner = ?)", arguments: [id, owner]
+            ) ?? false
+        }
+    }
+
+    // MARK: Outbox
+
+    /// The outbox files (`<uuid>-<revision>.json`) some unsynced work still refers to: the current revision of a
+    /// recipe not yet on the server, or any revision of a recipe leased by a live process (its upload may be
+    /// streaming that file now).
+    public func referencedOutboxFiles(now: Date, isOwnerAlive: @escaping (String) -> Bool) throws(StoreError) -> Set<String> {
+        try read { db in
+            var names = Set<String>()
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT uuid, revision, lease_owner, lease_expires_at FROM recipes
+                    WHERE revision > synced_revision OR lease_owner IS NOT NULL
+                    """)
+            for row in rows {
+                let uuid: String = row[0]
+                let revision: Int64 = row[1]
+                names.insert(Outbox.fileName(uuid: uuid, revision: revision))
+                if let owner: String = row[2], let expiry: Double = row[3], expiry > now.timeIntervalSince1970,
+                    isOwnerAlive(owner)
+                {
+                    names.insert(Outbox.leasedPrefix(uuid: uuid))
+                }
+            }
+            return names
+        }
+    }
+
+    /// Deletes outbox files no unsynced work refers to (see `referencedOutboxFiles`); returns their names.
+    @discardableResult
+    public func collectOutboxGarbage(now: Date, isOwnerAlive: @escaping (String) -> Bool) throws(StoreError) -> [String] {
+        let outbox = Outbox(directory: home.outboxURL)
+        let names = outbox.fileNames()
+        guard !names.isEmpty else { return [] }
+        let referenced = try referencedOutboxFiles(now: now, isOwnerAlive: isOwnerAlive)
+        var removed: [String] = []
+        for name in names {
+            if referenced.contains(name) { continue }
+            if let prefix = Outbox.uuidPrefix(of: name), referenced.contains(prefix) { continue }
+            if outbox.isRecentTemporary(name, now: now) { continue }
+            outbox.remove(name)
+            removed.append(name)
+        }
+        return removed
+    }
+}

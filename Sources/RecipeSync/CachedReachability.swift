@@ -1,0 +1,32 @@
+import Foundation
+import OperationEngine
+import Synchronization
+import Transport
+
+/// The reachability condition's probe for one server, remembering the answer for a moment so that a run of a
+/// thousand recipes opens a handful of probe connections rather than one per recipe.
+final class CachedReachability: OperationEngine.ReachabilityProbe {
+    private let url: String
+    private let probe: Transport.ReachabilityProbe
+    private let lifetime: TimeInterval
+    private let answer = Mutex<(reachable: Bool, at: Date)?>(nil)
+
+    /// Asks `probe` about `url`; an answer is reused for `lifetime` seconds.
+    init(url: String, probe: Transport.ReachabilityProbe, lifetime: TimeInterval = 1) {
+        self.url = url
+        self.probe = probe
+        self.lifetime = lifetime
+    }
+
+    /// Whether the server answered recently or answers now (`host`/`port` are the condition's, the same server).
+    func isReachable(host: String, port: Int) async -> Bool {
+        let now = Date()
+        if let cached = answer.withLock({ $0 }), now.timeIntervalSince(cached.at) < lifetime { return cached.reachable }
+        let reachable = await probe.isReachable(url: url)
+        answer.withLock { $0 = (reachable, Date()) }
+        return reachable
+    }
+
+    /// Forgets the remembered answer (after a transfer failed to connect, for instance).
+    func invalidate() { answer.withLock { $0 = nil } }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import OperationEngine
+import Synchronization
+
+/// Why a recipe's chain was stopped before it finished.
+enum StopReason: Sendable, Equatable {
+    /// `recipes cancel` (in any process): the recipe becomes `cancelled`.
+    case user
+    /// The run was interrupted (Ctrl-C): the recipe stays as it was, for a later run.
+    case interrupted
+    /// The server refused the credentials: the run stops, the recipe stays as it was.
+    case credentials
+    /// Another process took the lease over (this one was too slow to renew it): stop at once.
+    case leaseLost
+}
+
+/// The chains in flight in this process, so that a cancellation found by the poller, Ctrl-C or a refused token
+/// reaches the procedure that is running, queued or about to be added for a recipe.
+final class ChainRegistry: Sendable {
+    private struct Entry {
+        var current: AnyProcedure?
+        var stop: StopReason?
+    }
+
+    private struct State {
+        var entries: [Int64: Entry] = [:]
+        var stopAll: StopReason?
+    }
+
+    private let state = Mutex(State())
+
+    /// Registers the chain of recipe `id`; returns the stop reason instead when it was already stopped.
+    func register(_ id: Int64) -> StopReason? {
+        state.withLock { state in
+            if let reason = state.stopAll { return reason }
+            if let reason = state.entries[id]?.stop { return reason }
+            state.entries[id] = Entry()
+            return nil
+        }
+    }
+
+    /// Makes `procedure` the current step of recipe `id`; returns the stop reason instead when the chain was
+    /// stopped meanwhile (the procedure must then not be added).
+    func setCurrent(_ procedure: AnyProcedure, for id: Int64) -> StopReason? {
+        state.withLock { state in
+            if let reason = state.entries[id]?.stop ?? state.stopAll { return reason }
+            state.entries[id, default: Entry()].current = procedure
+            return nil
+        }
+    }
+
+    /// Why recipe `id`'s chain was stopped, if it was.
+    func stopReason(_ id: Int64) -> StopReason? {
+        state.withLock { $0.entries[id]?.stop ?? $0.stopAll }
+    }
+
+    /// Stops recipe `id`'s chain (the first reason wins) and cancels its current step.
+    func stop(_ id: Int64, _ reason: StopReason) {
+        let procedure: AnyProcedure? = state.withLock { state in
+            guard state.entries[id]?.stop == nil else { return nil }
+            state.entries[id, default: Entry()].stop = reason
+            return state.entries[id]?.current
+        }
+        procedure?.cancel(reason: .requested(Self.words(reason)))
+    }
+
+    /// Stops every chain, present and future (Ctrl-C, refused credentials).
+    func stopAll(_ reason: StopReason) {
+        let procedures: [AnyProcedure] = state.withLock { state in
+            if state.stopAll == nil { state.stopAll = reason }
+            var running: [AnyProcedure] = []
+            for (id, entry) in state.entries where entry.stop == nil {
+                state.entries[id]?.stop = reason
+                if let current = entry.current { running.append(current) }
+            }
+            return running
+        }
+        for procedure in procedures { procedure.cancel(reason: .requested(Self.words(reason))) }
+    }
+
+    /// Whether the whole run was stopped.
+    var isStopped: Bool { state.withLock { $0.stopAll != nil } }
+
+    /// The ids of the chains in flight.
+    var ids: [Int64] { state.withLock { Array($0.entries.keys) } }
+
+    /// Forgets recipe `id`'s chain (it finished).
+    func remove(_ id: Int64) {
+        state.withLock { _ = $0.entries.removeValue(forKey: id) }
+    }
+
+    static func words(_ reason: StopReason) -> String {
+        switch reason {
+        case .user: "cancelled with `recipes cancel`"
+        case .interrupted: "interrupted"
+        case .credentials: "stopped: the server refused the credentials"
+        case .leaseLost: "another process took the recipe over"
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import OperationEngine
+import Transport
+
+/// Why one step of a recipe's chain failed, sorted the way the retry policy and the run need.
+public struct StepFailure: Error, RetryClassifiable, CustomStringConvertible, Sendable {
+    /// The kind of failure.
+    public enum Kind: Sendable, Equatable {
+        /// Worth retrying later (reset, timeout, 408, 429, 5xx), after at least `retryAfter` when the server said so.
+        case transient(retryAfter: Duration?)
+        /// Retrying will not help: the recipe becomes `failed` with the message.
+        case permanent
+        /// The server refused the credentials (401, 403): the whole run stops, exit 77.
+        case credentials
+        /// The server already has a newer version (409): the recipe becomes `failed` until synced by id.
+        case conflict(serverVersion: Int64)
+        /// This process lost the recipe's lease, or the recipe was deleted meanwhile: stop without recording a failure.
+        case leaseLost
+    }
+
+    /// The kind.
+    public var kind: Kind
+    /// What happened, in words, without any token.
+    public var message: String
+
+    /// Creates a failure.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// Transient failures are retried; everything else is not.
+    public var failureKind: FailureKind {
+        if case .transient(let retryAfter) = kind { return .transient(retryAfter: retryAfter) }
+        return .permanent
+    }
+
+    /// The failure a transfer outcome stands for, or nil for a success. `what` names the request in messages.
+    public static func from(_ outcome: TransferOutcome, what: String) -> StepFailure? {
+        switch outcome {
+        case .success:
+            return nil
+        case .transient(let reason, let retryAfter):
+            return StepFailure(.transient(retryAfter: retryAfter), reason)
+        case .unreachable(let reason):
+            return StepFailure(.transient(retryAfter: nil), reason)
+        case .badCredentials(let status, let message):
+            return StepFailure(
+                .credentials,
+                "the server refused the credentials (\(message.isEmpty ? "HTTP \(status)" : message)); "
+                    + "check server.token (`recipes config set server.token -`)")
+        case .permanent(_, let message):
+            return StepFailure(.permanent, "\(what): \(message)")
+        case .cancelled:
+            return StepFailure(.permanent, "\(what): cancelled")
+        }
+    }
+}

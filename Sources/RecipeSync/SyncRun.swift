@@ -1,0 +1,544 @@
+import Foundation
+import OperationEngine
+import RecipeModels
+import RecipeStore
+import Synchronization
+import Transport
+
+/// One `recipes sync`: every due recipe (or the ones asked for) becomes a chain on the operation engine — its image
+/// (`HEAD` by SHA-256, then `PUT` when the server lacks it), then its JSON from the outbox, or a `DELETE` — guarded
+/// by a per-recipe mutual-exclusion condition in this process, a lease in the database across processes, and a
+/// reachability condition; retried with backoff; cancellable from any process.
+///
+/// ```swift
+/// let run = SyncRun(store: store, settings: settings, options: SyncOptions(jobs: 4)) { event in print(event) }
+/// let summary = try await run.run()          // run.interrupt() from a signal handler stops it cleanly
+/// exit(summary.exitStatus)
+/// ```
+public final class SyncRun: Sendable {
+    let store: RecipeStore
+    let settings: SyncSettings
+    let options: SyncOptions
+    let emit: @Sendable (SyncEvent) -> Void
+    let registry = ChainRegistry()
+    let tally = Mutex(SyncSummary())
+    let throttle = Mutex(ProgressThrottle())
+    let setupFailure = Mutex<(any Error)?>(nil)
+    let outbox: Outbox
+
+    /// Prepares a run; nothing happens until `run()`.
+    public init(
+        store: RecipeStore, settings: SyncSettings, options: SyncOptions,
+        emit: @escaping @Sendable (SyncEvent) -> Void
+    ) {
+        self.store = store
+        self.settings = settings
+        self.options = options
+        self.emit = emit
+        self.outbox = Outbox(directory: store.home.outboxURL)
+    }
+
+    /// Stops the run cleanly (Ctrl-C): running transfers are aborted, recipes stay as they were for a later run,
+    /// every lease is released.
+    public func interrupt() { registry.stopAll(.interrupted) }
+
+    /// Runs to the end and says how it went; throws only when the run cannot start or the database fails.
+    public func run() async throws -> SyncSummary {
+        let now = settings.now()
+        if let ids = options.ids { _ = try store.recipes(ids: ids) }  // unknown ids: fail before anything changes
+        try collectGarbage(now: now)
+        if options.ids == nil, try !store.hasDueWork(at: now) {
+            return try reportWaiting(now: now)
+        }
+
+        let reachability = CachedReachability(url: settings.api.baseURL, probe: settings.probe)
+        guard await waitForNetwork(reachability) else { return try reportOffline(since: settings.now()) }
+
+        let client = try HTTPClient(configuration: HTTPClientConfiguration(
+            bearerToken: settings.token, caBundlePath: settings.caBundlePath,
+            maxConcurrentTransfers: options.jobs))
+        let queue = ProcedureQueue(
+            maxConcurrentProcedures: options.jobs, clock: settings.clock, random: settings.random)
+        let context = RunContext(client: client, queue: queue, reachability: reachability)
+
+        let poller = Task { await self.pollLeases() }
+        await feed(context)
+        poller.cancel()
+        _ = await poller.value
+        try? store.releaseLeases(owner: settings.owner)
+        if let error = setupFailure.withLock({ $0 }) { throw error }
+        if options.ids == nil { _ = try reportWaiting(now: settings.now()) }
+        return tally.withLock { $0 }
+    }
+
+    /// What every chain of a run shares.
+    struct RunContext: Sendable {
+        let client: HTTPClient
+        let queue: ProcedureQueue
+        let reachability: CachedReachability
+    }
+
+    // MARK: Feeding
+
+    /// Claims due recipes in batches and runs their chains, keeping at most a window of them in flight so that the
+    /// memory of a run stays flat however many recipes are due.
+    func feed(_ context: RunContext) async {
+        let window = max(options.jobs * 4, 16)
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
+            var cursor: Int64 = 0
+            while !registry.isStopped {
+                let batch: ClaimBatch
+                do {
+                    if let ids = options.ids {
+                        batch = try store.claim(
+                            ids: ids, owner: settings.owner, now: settings.now(),
+                            leaseDuration: settings.leaseDuration, isOwnerAlive: settings.isOwnerAlive)
+                        reportAlreadySynced(ids: ids, batch: batch)
+                    } else {
+                        batch = try store.claimDue(
+                            owner: settings.owner, now: settings.now(), leaseDuration: settings.leaseDuration,
+                            limit: max(1, window - running), after: cursor, isOwnerAlive: settings.isOwnerAlive)
+                    }
+                } catch {
+                    setupFailure.withLock { $0 = error }
+                    registry.stopAll(.interrupted)
+                    break
+                }
+                cursor = batch.cursor
+                for busy in batch.busy { reportBusy(busy) }
+                for claim in batch.claims {
+                    group.addTask { await self.runChain(claim, context) }
+                    running += 1
+                }
+                if options.ids != nil || batch.isExhausted { break }
+                while running > window / 2 {
+                    _ = await group.next()
+                    running -= 1
+                }
+            }
+            await group.waitForAll()
+        }
+    }
+
+    // MARK: One recipe
+
+    /// Runs the chain of one claimed recipe to its end and records the outcome.
+    func runChain(_ claim: SyncClaim, _ context: RunContext) async {
+        let id = claim.recipe.id
+        if let reason = registry.register(id) {
+            conclude(claim, .cancelled(.requested(ChainRegistry.words(reason))), step: nil, attempts: claim.attempts)
+            return
+        }
+        defer { registry.remove(id) }
+
+        if claim.isDeletion {
+            let (outcome, attempts) = await runStep(.delete, claim, previousAttempts: claim.attempts, context) {
+                _ in try await self.sendDelete(claim, context)
+            }
+            conclude(claim, outcome, step: .delete, attempts: attempts)
+            return
+        }
+
+        var imageURL: String? = nil
+        if let image = claim.recipe.image, image.sha256 == claim.recipe.sync.remoteImageSHA256 {
+            imageURL = claim.recipe.sync.remoteImageURL
+        }
+        var failures = claim.attempts
+        if let image = claim.imageToSend {
+            let (outcome, attempts, url) = await runStep(.image, claim, previousAttempts: failures, context) {
+                procedureContext in try await self.sendImage(image, claim, context, procedureContext)
+            }
+            guard outcome.isSuccess, let url else {
+                conclude(claim, outcome, step: .image, attempts: attempts)
+                return
+            }
+            imageURL = url
+            failures = attempts - 1
+        }
+        let confirmedImageURL = imageURL
+        let (outcome, attempts) = await runStep(.recipe, claim, previousAttempts: failures, context) {
+            _ in try await self.sendRecipe(claim, imageURL: confirmedImageURL, context)
+        }
+        conclude(claim, outcome, step: .recipe, attempts: attempts)
+    }
+
+    /// Runs one step as a procedure on the queue — mutual exclusion on `recipe:<uuid>`, reachability of the server,
+    /// the retry policy — and waits for it; returns its outcome, the attempts counted (earlier runs included)
+    /// and its output.
+    func runStep<Output: Sendable>(
+        _ step: SyncEvent.Step, _ claim: SyncClaim, previousAttempts: Int, _ context: RunContext,
+        body: @escaping @Sendable (ProcedureContext) async throws -> Output
+    ) async -> (ProcedureOutcome, Int, Output?) {
+        let host = ReachabilityProbe.hostAndPort(of: settings.api.baseURL)
+        var conditions: [any ProcedureCondition] = [MutualExclusion("recipe:\(claim.recipe.uuid.uuidString.lowercased())")]
+        if let host {
+            conditions.append(ReachabilityCondition(host: host.host, port: host.port, probe: context.reachability))
+        }
+        let procedure = Procedure<Output>(
+            name: "\(step.rawValue) #\(claim.recipe.id)",
+            priority: step == .image ? .normal : .high,
+            conditions: conditions,
+            retry: retryPolicy,
+            tags: ["id": String(claim.recipe.id), "step": step.rawValue],
+            previousAttempts: previousAttempts,
+            body: body)
+        procedure.addObserver(StepObserver(run: self, claim: claim, step: step))
+        if let reason = registry.setCurrent(procedure.erased, for: claim.recipe.id) {
+            return (.cancelled(.requested(ChainRegistry.words(reason))), previousAttempts, nil)
+        }
+        context.queue.add(procedure)
+        let outcome = await procedure.waitUntilFinished()
+        return (outcome, procedure.erased.attempt, procedure.output)
+    }
+
+    /// `runStep` for steps whose output is not needed.
+    func runStep(
+        _ step: SyncEvent.Step, _ claim: SyncClaim, previousAttempts: Int, _ context: RunContext,
+        body: @escaping @Sendable (ProcedureContext) async throws -> Void
+    ) async -> (ProcedureOutcome, Int) {
+        let (outcome, attempts, _) = await runStep(step, claim, previousAttempts: previousAttempts, context, body: body)
+        return (outcome, attempts)
+    }
+
+    /// The contract's retry policy with this run's `--max-wait` and `--wait-for-network`.
+    var retryPolicy: RetryPolicy {
+        RetryPolicy(
+            maxAttempts: settings.maxAttempts, baseDelay: settings.baseDelay, maxDelay: settings.maxDelay,
+            maxInRunDelay: options.maxWait, networkWait: options.waitForNetwork,
+            networkPollInterval: settings.networkPollInterval)
+    }
+
+    // MARK: Requests
+
+    /// Sends `request`, turning a failure without an answer into a `StepFailure`.
+    func send(_ request: HTTPRequest, _ context: RunContext, what: String,
+              progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws -> HTTPResponse {
+        do {
+            return try await context.client.send(request, progress: progress)
+        } catch {
+            if error.kind == .connectionRefused || error.kind == .connectTimeout { context.reachability.invalidate() }
+            let outcome = TransferOutcome.classify(.failure(error), now: settings.now(), redacting: settings.token)
+            throw StepFailure.from(outcome, what: what) ?? StepFailure(.permanent, "\(what): \(error.message)")
+        }
+    }
+
+    /// The failure an unexpected answer stands for.
+    func failure(_ response: HTTPResponse, what: String) -> StepFailure {
+        let outcome = TransferOutcome.classify(.success(response), now: settings.now(), redacting: settings.token)
+        return StepFailure.from(outcome, what: what)
+            ?? StepFailure(.permanent, "\(what): unexpected answer HTTP \(response.status)")
+    }
+
+    /// The image step: `HEAD` by SHA-256 (a crash after an upload never sends the bytes again), then `PUT` from
+    /// the media copy; records the server's URL before returning it.
+    func sendImage(
+        _ image: ImageReference, _ claim: SyncClaim, _ context: RunContext, _ procedure: ProcedureContext
+    ) async throws -> String {
+        let what = "image \(image.sha256.prefix(12))"
+        var url: String?
+        let head = try await send(settings.api.headImage(sha256: image.sha256), context, what: what)
+        switch head.status {
+        case 200:
+            url = settings.api.imageURL(sha256: image.sha256)
+        case 404:
+            guard let file = image.localFileName else {
+                throw StepFailure(
+                    .permanent, "\(what): the local copy of the image is gone; attach it again with `image set`")
+            }
+            let request = settings.api.putImage(
+                sha256: image.sha256, path: store.media.path(of: file), format: image.format)
+            let response = try await send(request, context, what: what) { progress in
+                procedure.reportProgress(completed: progress.sent, total: progress.total)
+            }
+            guard (200..<300).contains(response.status) else { throw failure(response, what: what) }
+            url = ServerAPI.imageURL(inAnswer: response.body, sha256: image.sha256)
+                ?? settings.api.imageURL(sha256: image.sha256)
+        default:
+            throw failure(head, what: what)
+        }
+        let imageURL = url ?? settings.api.imageURL(sha256: image.sha256)
+        guard try recordImage(claim, sha256: image.sha256, url: imageURL) else {
+            throw StepFailure(.leaseLost, "another process took the recipe over")
+        }
+        return imageURL
+    }
+
+    private func recordImage(_ claim: SyncClaim, sha256: String, url: String) throws -> Bool {
+        do {
+            return try store.recordImageUploaded(id: claim.recipe.id, owner: settings.owner, sha256: sha256, url: url)
+        } catch {
+            throw StepFailure(.transient(retryAfter: nil), "cannot record the upload: \(error.localizedDescription)")
+        }
+    }
+
+    /// The JSON step: writes the outbox file of exactly this revision, records that its upload starts, then `PUT`s
+    /// it. Only an answer carrying this revision's version counts as acknowledged.
+    func sendRecipe(_ claim: SyncClaim, imageURL: String?, _ context: RunContext) async throws {
+        let what = "recipe"
+        let document = RecipeDocument.encode(claim.recipe, revision: claim.revision, imageURL: imageURL)
+        let path: String
+        let sending: Bool
+        do {
+            path = try outbox.write(document, uuid: claim.recipe.uuid.uuidString, revision: claim.revision)
+            sending = try store.markSending(id: claim.recipe.id, owner: settings.owner, revision: claim.revision)
+        } catch {
+            throw StepFailure(.transient(retryAfter: nil), "cannot prepare the upload: \(error.localizedDescription)")
+        }
+        guard sending else {
+            throw StepFailure(.leaseLost, "the recipe was deleted or taken over by another process meanwhile")
+        }
+        let response = try await send(settings.api.putRecipe(uuid: claim.recipe.uuid, path: path), context, what: what)
+        switch response.status {
+        case 200, 201:
+            if let version = ServerAPI.version(inAnswer: response.body), version != claim.revision {
+                throw StepFailure(
+                    .permanent, "recipe: the server acknowledged version \(version) instead of \(claim.revision)")
+            }
+        case 409:
+            let version = ServerAPI.version(inAnswer: response.body) ?? claim.revision
+            throw StepFailure(
+                .conflict(serverVersion: version),
+                "recipe: the server has version \(version), newer than local revision \(claim.revision); "
+                    + "run `recipes sync \(claim.recipe.id)` to upload the local draft over it")
+        default:
+            throw failure(response, what: what)
+        }
+    }
+
+    /// The delete step: `DELETE`; an answer saying it is already gone counts as done.
+    func sendDelete(_ claim: SyncClaim, _ context: RunContext) async throws {
+        let response = try await send(settings.api.deleteRecipe(uuid: claim.recipe.uuid), context, what: "delete")
+        guard (200..<300).contains(response.status) || response.status == 404 || response.status == 410 else {
+            throw failure(response, what: "delete")
+        }
+    }
+
+    // MARK: Outcomes
+
+    /// Records how a chain ended in the database, removes the local files it no longer needs, reports it, and
+    /// counts it in the summary.
+    func conclude(_ claim: SyncClaim, _ outcome: ProcedureOutcome, step: SyncEvent.Step?, attempts: Int) {
+        let now = settings.now()
+        var result: ChainResult
+        var event: SyncEvent
+        switch outcome {
+        case .succeeded:
+            result = claim.isDeletion ? .deleted : .uploaded(revision: claim.revision)
+            event = makeEvent(.done, claim, step: step, now: now)
+            tally.withLock { $0.done += 1 }
+        case .failed(let error):
+            let failure = error as? StepFailure
+            let message = failure?.message ?? Self.describe(error)
+            event = makeEvent(.failed, claim, step: step, attempt: attempts, error: message, now: now)
+            switch failure?.kind {
+            case .credentials:
+                result = .interrupted(error: message)
+                tally.withLock { $0.credentialsRefused = true }
+                registry.stopAll(.credentials)
+            case .conflict(let version):
+                result = .failed(attempts: attempts, error: message, serverVersion: version)
+                tally.withLock { $0.failed += 1 }
+            case .leaseLost:
+                result = .interrupted(error: nil)
+                event = makeEvent(.cancelled, claim, step: step, error: message, now: now)
+                tally.withLock { $0.cancelled += 1 }
+            case .transient:
+                let text = "gave up after \(attempts) attempts: \(message)"
+                result = .failed(attempts: attempts, error: text, serverVersion: nil)
+                event.error = text
+                tally.withLock { $0.failed += 1 }
+            case .permanent, nil:
+                result = .failed(attempts: attempts, error: message, serverVersion: nil)
+                tally.withLock { $0.failed += 1 }
+            }
+        case .cancelled(let reason):
+            let stop = registry.stopReason(claim.recipe.id)
+            result = stop == .user ? .cancelledByUser : .interrupted(error: nil)
+            event = makeEvent(.cancelled, claim, step: step, error: stop.map(ChainRegistry.words) ?? reason.description, now: now)
+            tally.withLock { $0.cancelled += 1 }
+        case .deferred(let deferral):
+            if deferral.retryAfter == nil {
+                result = .offline(since: now)
+                event = makeEvent(.offline, claim, step: step, error: Self.describe(deferral.error), now: now)
+            } else {
+                let delay = deferral.retryAfter.map(Self.seconds) ?? 0
+                let message = Self.describe(deferral.error)
+                result = .retryLater(at: now.addingTimeInterval(delay), attempts: deferral.attempts, error: message)
+                event = makeEvent(
+                    .retry, claim, step: step, attempt: deferral.attempts + 1, delay: delay, error: message, now: now)
+            }
+            tally.withLock { $0.waiting += 1 }
+        }
+        do {
+            let unneeded = try store.finishChain(claim, owner: settings.owner, result: result, now: now)
+            if outcome.isSuccess {
+                outbox.remove(Outbox.fileName(uuid: claim.recipe.uuid.uuidString, revision: claim.revision))
+                try store.removeUnneededMedia(unneeded)
+            }
+        } catch {
+            event = makeEvent(.failed, claim, step: step, error: "cannot record the result: \(error.localizedDescription)", now: now)
+        }
+        throttle.withLock { $0.forget(claim.recipe.id) }
+        emit(event)
+    }
+
+    /// An event about `claim`.
+    func makeEvent(
+        _ kind: SyncEvent.Kind, _ claim: SyncClaim, step: SyncEvent.Step? = nil, bytes: Int64? = nil,
+        total: Int64? = nil, attempt: Int? = nil, delay: Double? = nil, error: String? = nil, now: Date? = nil
+    ) -> SyncEvent {
+        SyncEvent(
+            kind, id: claim.recipe.id, uuid: claim.recipe.uuid, title: claim.recipe.title, step: step,
+            revision: claim.revision, bytes: bytes, total: total, attempt: attempt, delay: delay, error: error,
+            time: now ?? settings.now())
+    }
+
+    // MARK: Reports without a chain
+
+    /// Reports a recipe busy in another process (it counts as still waiting).
+    func reportBusy(_ busy: BusyRecipe) {
+        let holder = busy.processID.map { "uploading in pid \($0)" } ?? "uploading in another process"
+        emit(SyncEvent(.skipped, id: busy.id, uuid: busy.uuid, title: busy.title, error: holder, time: settings.now()))
+        tally.withLock { $0.waiting += 1 }
+    }
+
+    /// Reports the explicitly requested recipes the server already has.
+    func reportAlreadySynced(ids: [Int64], batch: ClaimBatch) {
+        let handled = Set(batch.claims.map(\.recipe.id)).union(batch.busy.map(\.id))
+        let rest = Array(Set(ids).subtracting(handled)).sorted()
+        guard !rest.isEmpty, let recipes = try? store.recipes(ids: rest) else { return }
+        for recipe in recipes {
+            emit(SyncEvent(
+                .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                error: "already on the server", time: settings.now()))
+        }
+    }
+
+    /// Reports the recipes waiting for a later retry (not due now); they count as still waiting.
+    func reportWaiting(now: Date) throws -> SyncSummary {
+        let waiting = try store.waitingRecipes(at: now)
+        for recipe in waiting {
+            let words = BlockedReason.describe(recipe.sync, at: now) ?? "waiting"
+            emit(SyncEvent(
+                .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                delay: recipe.sync.nextAttemptAt.map { max(0, $0.timeIntervalSince(now)) }, error: words, time: now))
+        }
+        return tally.withLock { summary in
+            summary.waiting += waiting.count
+            return summary
+        }
+    }
+
+    /// Records and reports that the server is unreachable: nothing sent, no attempt counted.
+    func reportOffline(since: Date) throws -> SyncSummary {
+        let recipes = try store.dueRecipes(at: since, ids: options.ids).filter { recipe in
+            recipe.sync.state != .synced || recipe.sync.revision > recipe.sync.syncedRevision
+        }
+        try store.markOffline(ids: recipes.map(\.id), since: since)
+        let target = ReachabilityProbe.hostAndPort(of: settings.api.baseURL).map { "\($0.host):\($0.port)" }
+            ?? settings.api.baseURL
+        for recipe in recipes {
+            emit(SyncEvent(
+                .offline, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                error: "cannot reach \(target)", time: since))
+        }
+        return tally.withLock { summary in
+            summary.waiting += recipes.count
+            return summary
+        }
+    }
+
+    // MARK: Housekeeping
+
+    /// Collects media copies and outbox files no unsynced work refers to (cheap when both folders are empty).
+    func collectGarbage(now: Date) throws {
+        let media = store.media.directory.path
+        let mediaNames = (try? FileManager.default.contentsOfDirectory(atPath: media)) ?? []
+        if mediaNames.contains(where: { $0 != ".lock" }) { try store.collectGarbage() }
+        try store.collectOutboxGarbage(now: now, isOwnerAlive: settings.isOwnerAlive)
+    }
+
+    /// Waits up to `--wait-for-network` for the server to be reachable; true when it is.
+    func waitForNetwork(_ reachability: CachedReachability) async -> Bool {
+        guard let target = ReachabilityProbe.hostAndPort(of: settings.api.baseURL) else { return false }
+        let deadline = ContinuousClock.now + options.waitForNetwork
+        while true {
+            if await reachability.isReachable(host: target.host, port: target.port) { return true }
+            reachability.invalidate()
+            if registry.isStopped || ContinuousClock.now + settings.networkPollInterval > deadline { return false }
+            try? await Task.sleep(for: settings.networkPollInterval)
+        }
+    }
+
+    /// Every poll interval: aborts the chains whose cancellation another process requested; every third of the
+    /// lease: renews this process's leases, stopping chains whose lease was taken over.
+    func pollLeases() async {
+        var lastRenewal = ContinuousClock.now
+        let renewEvery = Duration.seconds(settings.leaseDuration / 3)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: settings.pollInterval)
+            if Task.isCancelled { return }
+            if let cancelled = try? store.cancelRequests(owner: settings.owner) {
+                for id in cancelled { registry.stop(id, .user) }
+            }
+            if ContinuousClock.now - lastRenewal >= renewEvery {
+                lastRenewal = ContinuousClock.now
+                let until = settings.now().addingTimeInterval(settings.leaseDuration)
+                if let held = try? store.renewLeases(owner: settings.owner, until: until) {
+                    for id in registry.ids where !held.contains(id) { registry.stop(id, .leaseLost) }
+                }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    static func describe(_ error: any Error) -> String {
+        if let failure = error as? StepFailure { return failure.message }
+        if let engine = error as? EngineError { return engine.description }
+        return (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}
+
+/// Turns a step's engine events into sync events: start, throttled progress, retries (persisted at once, so that
+/// `kill -9` keeps the count) and waits for the network.
+struct StepObserver: ProcedureObserver {
+    let run: SyncRun
+    let claim: SyncClaim
+    let step: SyncEvent.Step
+
+    func procedureDidStart(_ procedure: AnyProcedure) {
+        run.emit(run.makeEvent(.start, claim, step: step, total: totalBytes, attempt: procedure.attempt))
+    }
+
+    func procedure(_ procedure: AnyProcedure, didProgress completed: Int64, of total: Int64?) {
+        let now = run.settings.now()
+        let admitted = run.throttle.withLock { $0.admit(claim.recipe.id, completed: completed, total: total, at: now) }
+        guard admitted else { return }
+        run.emit(run.makeEvent(.progress, claim, step: step, bytes: completed, total: total, now: now))
+    }
+
+    func procedure(_ procedure: AnyProcedure, willRetryAfter delay: Duration, attempt: Int, error: any Error) {
+        let now = run.settings.now()
+        let seconds = SyncRun.seconds(delay)
+        let message = SyncRun.describe(error)
+        try? run.store.recordAttempt(
+            id: claim.recipe.id, owner: run.settings.owner, attempts: attempt - 1,
+            nextAttemptAt: now.addingTimeInterval(seconds), error: message)
+        run.emit(run.makeEvent(.retry, claim, step: step, attempt: attempt, delay: seconds, error: message, now: now))
+    }
+
+    func procedure(_ procedure: AnyProcedure, willWaitFor delay: Duration, because error: any Error) {
+        run.emit(run.makeEvent(.offline, claim, step: step, delay: SyncRun.seconds(delay), error: SyncRun.describe(error)))
+    }
+
+    private var totalBytes: Int64? {
+        step == .image ? claim.recipe.image?.byteCount : nil
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import OperationEngine
+import Transport
+
+/// What one `recipes sync` asks for.
+public struct SyncOptions: Sendable, Equatable {
+    /// Exactly these recipes, now (resuming cancelled and failed ones, skipping backoff); nil: every due recipe.
+    public var ids: [Int64]?
+    /// How many recipes upload at once.
+    public var jobs: Int
+    /// The longest retry wait slept out inside the run; a longer one is recorded for a later run.
+    public var maxWait: Duration
+    /// How long to wait for an unreachable server to come back before giving up for this run.
+    public var waitForNetwork: Duration
+
+    /// Creates options; the defaults are the contract's (4 jobs, 30 s, no waiting for the network).
+    public init(ids: [Int64]? = nil, jobs: Int = 4, maxWait: Duration = .seconds(30), waitForNetwork: Duration = .zero) {
+        self.ids = ids
+        self.jobs = max(1, jobs)
+        self.maxWait = maxWait
+        self.waitForNetwork = waitForNetwork
+    }
+}
+
+/// Where and how a run uploads, and everything it takes from the outside world — time, randomness, reachability,
+/// the process's identity — so that tests can inject them.
+public struct SyncSettings: Sendable {
+    /// The server's requests.
+    public var api: ServerAPI
+    /// The bearer token, if any (never printed; redacted from every message).
+    public var token: String?
+    /// An extra CA bundle for TLS, joined to the system's.
+    public var caBundlePath: String?
+    /// Checks that the server can be reached before uploading to it.
+    public var probe: Transport.ReachabilityProbe
+    /// The engine's clock for retry waits.
+    public var clock: any EngineClock
+    /// The jitter of retry waits.
+    public var random: any RandomSource
+    /// The wall clock, for stamps in the database and events.
+    public var now: @Sendable () -> Date
+    /// This process's lease owner string.
+    public var owner: String
+    /// Whether the process named by a lease owner still runs.
+    public var isOwnerAlive: @Sendable (String) -> Bool
+    /// How long a lease lasts unless renewed (renewed every third of it).
+    public var leaseDuration: TimeInterval
+    /// How often the run looks for cancellation requests from other processes (the contract allows 100 ms).
+    public var pollInterval: Duration
+    /// The most attempts per recipe before it is `failed`.
+    public var maxAttempts: Int
+    /// The backoff ceiling before the first retry (it doubles with each further attempt).
+    public var baseDelay: Duration
+    /// The highest backoff ceiling.
+    public var maxDelay: Duration
+    /// How often reachability is checked again while waiting for the network.
+    public var networkPollInterval: Duration
+
+    /// Creates settings with the contract's defaults and the live world (clock, randomness, TCP probe, /proc).
+    public init(
+        api: ServerAPI, token: String? = nil, caBundlePath: String? = nil,
+        probe: Transport.ReachabilityProbe = .live(), clock: any EngineClock = ContinuousEngineClock(),
+        random: any RandomSource = SystemRandomSource(), now: @escaping @Sendable () -> Date = { Date() },
+        owner: String = LeaseOwner.current, isOwnerAlive: @escaping @Sendable (String) -> Bool = LeaseOwner.isAlive,
+        leaseDuration: TimeInterval = 60, pollInterval: Duration = .milliseconds(50), maxAttempts: Int = 8,
+        baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(300), networkPollInterval: Duration = .seconds(1)
+    ) {
+        self.api = api
+        self.token = token
+        self.caBundlePath = caBundlePath
+        self.probe = probe
+        self.clock = clock
+        self.random = random
+        self.now = now
+        self.owner = owner
+        self.isOwnerAlive = isOwnerAlive
+        self.leaseDuration = leaseDuration
+        self.pollInterval = pollInterval
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.networkPollInterval = networkPollInterval
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Ctrl-C during a sync: the first SIGINT stops the run cleanly (transfers aborted, leases released, recipes left
+/// for a later run); a second one ends the process at once with status 130.
+///
+/// The handler only bumps an atomic counter (async-signal-safe); a task polls it, because Swift's concurrency
+/// threads block every signal and the handler may run on any thread that does not.
+enum InterruptSignal {
+    /// SIGINTs received while a handler was installed.
+    static let received = Atomic<Int>(0)
+
+    /// Runs `body` with SIGINT routed to `onInterrupt`, restoring the previous handler afterwards.
+    static func whileRunning<T: Sendable>(
+        onInterrupt: @escaping @Sendable () -> Void, _ body: () async throws -> T
+    ) async throws -> T {
+        received.store(0, ordering: .sequentiallyConsistent)
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            if InterruptSignal.received.add(1, ordering: .sequentiallyConsistent).newValue >= 2 { _exit(130) }
+        }
+        sigemptyset(&action.sa_mask)
+        var previous = sigaction()
+        sigaction(SIGINT, &action, &previous)
+        defer { sigaction(SIGINT, &previous, nil) }
+        let watcher = Task {
+            while !Task.isCancelled {
+                if received.load(ordering: .sequentiallyConsistent) > 0 {
+                    onInterrupt()
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        defer { watcher.cancel() }
+        return try await body()
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import RecipeModels
+
+/// `recipes sync`: uploads every changed recipe (image first, then its JSON) or sends its deletion.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Upload every changed recipe to the server: its image first, then its JSON.",
+        discussion: """
+            Without ids: every recipe that is due (not cancelled, not failed, not waiting for a later retry).
+            With ids: exactly those, now; this also resumes cancelled and failed recipes and skips their backoff.
+            Output: progress bars on a terminal, one line per event otherwise, NDJSON with --json; with --background
+            (what cron runs) nothing but problems, events appended to <home>/logs/sync.log.
+            Ctrl-C stops the running uploads cleanly; the recipes stay due for the next run.
+            Exit status: 0 all requested work is on the server; 75 some is still waiting (offline, backoff, busy in
+            another process, cancelled or edited during the run); 1 some recipe failed; 77 the server refused the
+            credentials; 64 usage error.
+            """)
+
+    @ParentCommand var root: RecipesCommand
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Run as cron does: no output unless something is wrong; events go to logs/sync.log.")
+    var background = false
+    @Flag(name: .long, help: "Print newline-delimited JSON events on stdout.")
+    var json = false
+    @Option(name: .long, help: ArgumentHelp("Upload up to N recipes at once (default: sync.jobs, 4).", valueName: "N"))
+    var jobs: Int?
+    @Option(name: .customLong("max-wait"),
+            help: ArgumentHelp("Sleep out retry waits up to S seconds; longer ones are left for a later run.", valueName: "S"))
+    var maxWait: Double = 30
+    @Option(name: .customLong("wait-for-network"),
+            help: ArgumentHelp("Wait up to S seconds for an unreachable server to come back.", valueName: "S"))
+    var waitForNetwork: Double = 0
+    @Argument(help: "Only these recipes (ids as `recipes list` shows them).") var ids: [Int64] = []
+
+    func validate() throws {
+        if let bad = ids.first(where: { $0 < 1 }) {
+            throw ValidationError("\(bad) is not a recipe id; ids are the numbers `recipes list` shows")
+        }
+        if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be 1 to 64, not \(jobs)") }
+        guard maxWait.isFinite, maxWait >= 0, maxWait <= 86_400 else {
+            throw ValidationError("--max-wait takes seconds from 0 to 86400")
+        }
+        guard waitForNetwork.isFinite, waitForNetwork >= 0, waitForNetwork <= 86_400 else {
+            throw ValidationError("--wait-for-network takes seconds from 0 to 86400")
+        }
+    }
+
+    func run() async throws {
+        let context = CommandContext(homeOption: Self.homeOption(global, root))
+        var summary = SyncSummary()
+        try await context.reportingFailures {
+            let configuration = try context.configuration()
+            let store = try context.openStore()
+            let invocation = SyncInvocation(
+                ids: ids.isEmpty ? nil : ids, jobs: jobs, maxWait: maxWait, waitForNetwork: waitForNetwork,
+                mode: SyncOutputMode.select(background: background, json: json, environment: context.environment))
+            summary = try await invocation.run(context: context, store: store, configuration: configuration)
+        }
+        if summary.exitStatus != 0 { throw ExitCode(summary.exitStatus) }
+    }
+}
