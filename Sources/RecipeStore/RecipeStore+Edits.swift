@@ -172,7 +172,11 @@ extension RecipeStore {
     /// Deletes a media file no recipe refers to; the caller holds the media lock.
     func removeIfUnreferenced(_ fileName: String?, keeping kept: String? = nil) throws(StoreError) {
         guard let fileName, fileName != kept else { return }
-        guard !(try referencedMediaFiles().contains(fileName)) else { return }
+        let referenced = try read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE image_file = ?)", arguments: [fileName]) ?? false
+        }
+        guard !referenced else { return }
         media.remove(fileName)
     }
 }

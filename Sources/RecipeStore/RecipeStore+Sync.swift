@@ -64,6 +64,14 @@ public enum ChainResult: Sendable, Equatable {
     case offline(since: Date)
 }
 
+/// What `finishChain` recorded.
+public struct FinishedChain: Sendable, Equatable {
+    /// Media copies no longer needed (the server has their image), for the caller to delete under the media lock.
+    public var unneededMedia: [String]
+    /// Whether the recipe was edited while its chain ran (its revision moved on): the edit is still due.
+    public var editedMeanwhile: Bool
+}
+
 /// What `requestCancel` did.
 public enum CancelResult: Sendable, Equatable {
     /// The recipe was queued or waiting for a retry; it is now `cancelled`.
@@ -263,8 +271,18 @@ extension RecipeStore {
     /// Records that the upload of `revision` is about to start, before the first byte of the JSON goes out, so
     /// that a later deletion knows the server may have the recipe. False when `owner` no longer holds the lease
     /// or the recipe was deleted meanwhile (then nothing may be sent).
-    public func markSending(id: Int64, owner: String, revision: Int64) throws(StoreError) -> Bool {
+    ///
+    /// `image` (SHA-256 and URL) records the image the server confirmed in the same transaction, so that a later run
+    /// skips it; a crash before this commit is covered by the image step's `HEAD`.
+    public func markSending(
+        id: Int64, owner: String, revision: Int64, image: (sha256: String, url: String)? = nil
+    ) throws(StoreError) -> Bool {
         try write { db in
+            if let image {
+                try db.execute(
+                    sql: "UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ? WHERE id = ? AND lease_owner = ? AND deleted = 0",
+                    arguments: [image.sha256, image.url, id, owner])
+            }
             try db.execute(
                 sql: """
                     UPDATE recipes SET sent_revision = max(sent_revision, ?)
@@ -295,9 +313,12 @@ extension RecipeStore {
     /// Revision fencing: the recipe counts as synced only when the acknowledged revision is still its current one;
     /// an edit made meanwhile leaves it as the edit left it (pending for the next revision).
     @discardableResult
-    public func finishChain(_ claim: SyncClaim, owner: String, result: ChainResult, now: Date) throws(StoreError) -> [String] {
+    public func finishChain(
+        _ claim: SyncClaim, owner: String, result: ChainResult, now: Date
+    ) throws(StoreError) -> FinishedChain {
         let id = claim.recipe.id
         var unneeded: [String] = []
+        var editedMeanwhile = false
         try write { db in
             guard let row = try Row.fetchOne(
                 db, sql: "SELECT revision, state, image_file, image_sha256, remote_image_sha256 FROM recipes WHERE id = ?",
@@ -305,7 +326,9 @@ extension RecipeStore {
             else { return }
             let revision: Int64 = row["revision"]
             let state: String = row["state"]
-            let open = "state IN ('pending', 'waiting', 'deleting', 'uploading')"
+            // A failure of revision N says nothing about an edit made meanwhile: that stays as the edit left it.
+            editedMeanwhile = revision != claim.revision
+            let open = editedMeanwhile ? "0" : "state IN ('pending', 'waiting', 'deleting', 'uploading')"
             switch result {
             case .uploaded(let uploaded):
                 if revision == uploaded {
@@ -336,16 +359,20 @@ extension RecipeStore {
             case .retryLater(let at, let attempts, let error):
                 try db.execute(
                     sql: """
-                        UPDATE recipes SET state = CASE WHEN \(open) THEN 'waiting' ELSE state END, attempts = ?,
-                            next_attempt_at = ?, last_error = ?, offline_since = NULL
+                        UPDATE recipes SET state = CASE WHEN \(open) THEN 'waiting' ELSE state END,
+                            attempts = CASE WHEN \(open) THEN ? ELSE attempts END,
+                            next_attempt_at = CASE WHEN \(open) THEN ? ELSE next_attempt_at END,
+                            last_error = ?, offline_since = NULL
                         WHERE id = ?
                         """,
                     arguments: [attempts, at.timeIntervalSince1970, error, id])
             case .failed(let attempts, let error, let serverVersion):
                 try db.execute(
                     sql: """
-                        UPDATE recipes SET state = CASE WHEN \(open) THEN 'failed' ELSE state END, attempts = ?,
-                            next_attempt_at = NULL, last_error = ?, server_version = ?, offline_since = NULL
+                        UPDATE recipes SET state = CASE WHEN \(open) THEN 'failed' ELSE state END,
+                            attempts = CASE WHEN \(open) THEN ? ELSE attempts END,
+                            next_attempt_at = CASE WHEN \(open) THEN NULL ELSE next_attempt_at END,
+                            last_error = ?, server_version = ?, offline_since = NULL
                         WHERE id = ?
                         """,
                     arguments: [attempts, error, serverVersion, id])
@@ -367,7 +394,7 @@ extension RecipeStore {
                 sql: "UPDATE recipes SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?",
                 arguments: [id, owner])
         }
-        return unneeded
+        return FinishedChain(unneededMedia: unneeded, editedMeanwhile: editedMeanwhile)
     }
 
     /// Marks the due recipes `ids` as waiting for the network since `since` (nothing was claimed or sent).

@@ -47,8 +47,10 @@ public final class SyncRun: Sendable {
         let now = settings.now()
         if let ids = options.ids { _ = try store.recipes(ids: ids) }  // unknown ids: fail before anything changes
         try collectGarbage(now: now)
-        if options.ids == nil, try !store.hasDueWork(at: now) {
-            return try reportWaiting(now: now)
+        if options.ids == nil {
+            // Recipes in backoff are not claimed by this run: reported once, counted as still waiting.
+            let summary = try reportWaiting(now: now)
+            if try !store.hasDueWork(at: now) { return summary }
         }
 
         let reachability = CachedReachability(url: settings.api.baseURL, probe: settings.probe)
@@ -67,7 +69,6 @@ public final class SyncRun: Sendable {
         _ = await poller.value
         try? store.releaseLeases(owner: settings.owner)
         if let error = setupFailure.withLock({ $0 }) { throw error }
-        if options.ids == nil { _ = try reportWaiting(now: settings.now()) }
         return tally.withLock { $0 }
     }
 
@@ -145,6 +146,7 @@ public final class SyncRun: Sendable {
             imageURL = claim.recipe.sync.remoteImageURL
         }
         var failures = claim.attempts
+        var confirmedImage: (sha256: String, url: String)? = nil
         if let image = claim.imageToSend {
             let (outcome, attempts, url) = await runStep(.image, claim, previousAttempts: failures, context) {
                 procedureContext in try await self.sendImage(image, claim, context, procedureContext)
@@ -154,11 +156,13 @@ public final class SyncRun: Sendable {
                 return
             }
             imageURL = url
+            confirmedImage = (image.sha256, url)
             failures = attempts - 1
         }
         let confirmedImageURL = imageURL
+        let newImage = confirmedImage
         let (outcome, attempts) = await runStep(.recipe, claim, previousAttempts: failures, context) {
-            _ in try await self.sendRecipe(claim, imageURL: confirmedImageURL, context)
+            _ in try await self.sendRecipe(claim, imageURL: confirmedImageURL, newImage: newImage, context)
         }
         conclude(claim, outcome, step: .recipe, attempts: attempts)
     }
@@ -231,7 +235,7 @@ public final class SyncRun: Sendable {
     }
 
     /// The image step: `HEAD` by SHA-256 (a crash after an upload never sends the bytes again), then `PUT` from
-    /// the media copy; records the server's URL before returning it.
+    /// the media copy; returns the server's URL (recorded with the recipe step's first commit).
     func sendImage(
         _ image: ImageReference, _ claim: SyncClaim, _ context: RunContext, _ procedure: ProcedureContext
     ) async throws -> String {
@@ -257,31 +261,22 @@ public final class SyncRun: Sendable {
         default:
             throw failure(head, what: what)
         }
-        let imageURL = url ?? settings.api.imageURL(sha256: image.sha256)
-        guard try recordImage(claim, sha256: image.sha256, url: imageURL) else {
-            throw StepFailure(.leaseLost, "another process took the recipe over")
-        }
-        return imageURL
-    }
-
-    private func recordImage(_ claim: SyncClaim, sha256: String, url: String) throws -> Bool {
-        do {
-            return try store.recordImageUploaded(id: claim.recipe.id, owner: settings.owner, sha256: sha256, url: url)
-        } catch {
-            throw StepFailure(.transient(retryAfter: nil), "cannot record the upload: \(error.localizedDescription)")
-        }
+        return url ?? settings.api.imageURL(sha256: image.sha256)
     }
 
     /// The JSON step: writes the outbox file of exactly this revision, records that its upload starts, then `PUT`s
     /// it. Only an answer carrying this revision's version counts as acknowledged.
-    func sendRecipe(_ claim: SyncClaim, imageURL: String?, _ context: RunContext) async throws {
+    func sendRecipe(
+        _ claim: SyncClaim, imageURL: String?, newImage: (sha256: String, url: String)?, _ context: RunContext
+    ) async throws {
         let what = "recipe"
         let document = RecipeDocument.encode(claim.recipe, revision: claim.revision, imageURL: imageURL)
         let path: String
         let sending: Bool
         do {
             path = try outbox.write(document, uuid: claim.recipe.uuid.uuidString, revision: claim.revision)
-            sending = try store.markSending(id: claim.recipe.id, owner: settings.owner, revision: claim.revision)
+            sending = try store.markSending(
+                id: claim.recipe.id, owner: settings.owner, revision: claim.revision, image: newImage)
         } catch {
             throw StepFailure(.transient(retryAfter: nil), "cannot prepare the upload: \(error.localizedDescription)")
         }
@@ -326,7 +321,6 @@ public final class SyncRun: Sendable {
         case .succeeded:
             result = claim.isDeletion ? .deleted : .uploaded(revision: claim.revision)
             event = makeEvent(.done, claim, step: step, now: now)
-            tally.withLock { $0.done += 1 }
         case .failed(let error):
             let failure = error as? StepFailure
             let message = failure?.message ?? Self.describe(error)
@@ -371,12 +365,20 @@ public final class SyncRun: Sendable {
             tally.withLock { $0.waiting += 1 }
         }
         do {
-            let unneeded = try store.finishChain(claim, owner: settings.owner, result: result, now: now)
+            let finished = try store.finishChain(claim, owner: settings.owner, result: result, now: now)
             if outcome.isSuccess {
                 outbox.remove(Outbox.fileName(uuid: claim.recipe.uuid.uuidString, revision: claim.revision))
-                try store.removeUnneededMedia(unneeded)
+                try store.removeUnneededMedia(finished.unneededMedia)
+                if finished.editedMeanwhile {
+                    // Revision fencing: the server has the claimed revision; the edit made meanwhile is still due.
+                    tally.withLock { $0.waiting += 1 }
+                    event.error = "revision \(claim.revision) is on the server; an edit made meanwhile is due next"
+                } else {
+                    tally.withLock { $0.done += 1 }
+                }
             }
         } catch {
+            if outcome.isSuccess { tally.withLock { $0.failed += 1 } }
             event = makeEvent(.failed, claim, step: step, error: "cannot record the result: \(error.localizedDescription)", now: now)
         }
         throttle.withLock { $0.forget(claim.recipe.id) }

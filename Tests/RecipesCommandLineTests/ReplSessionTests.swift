@@ -100,9 +100,9 @@ struct ReplSessionTests {
         let limited = ReplSession(
             store: store, configuration: try ClientConfiguration.load(home: dir.home, environment: [:]),
             console: console)
-        #expect(limited.run(line: "new Soup") == .succeeded)
+        #expect(await limited.run(line: "new Soup") == .succeeded)
         let big = dir.file("big.png", pngBytes(size: 101))
-        #expect(limited.run(line: "image set 1 \(big)") == .failed)
+        #expect(await limited.run(line: "image set 1 \(big)") == .failed)
         #expect(console.stderr.contains("over the 100-byte limit"))
         #expect(try store.recipe(id: 1).image == nil)
     }

@@ -1,0 +1,187 @@
+import Foundation
+import OperationEngine
+import RecipeModels
+@testable import RecipeSync
+import Testing
+import Transport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("ProgressThrottle admits at most 10 reports per second per recipe, and always the completion")
+struct ProgressThrottleTests {
+    static let t0 = Date(timeIntervalSince1970: 1_000_000)
+
+    @Test("a report every millisecond for one second is admitted 10 times")
+    func tenPerSecond() {
+        var throttle = ProgressThrottle()
+        var admitted = 0
+        for ms in 0..<1000 {
+            if throttle.admit(1, completed: Int64(ms), total: 10_000, at: Self.t0.addingTimeInterval(Double(ms) / 1000)) {
+                admitted += 1
+            }
+        }
+        #expect(admitted == 10)
+    }
+
+    @Test("a report within 100 ms of the last admitted one is dropped, one 100 ms later is admitted")
+    func interval() {
+        var throttle = ProgressThrottle()
+        let results = [0, 0.05, 0.099, 0.1].map { offset in
+            throttle.admit(1, completed: Int64(offset * 1000) + 1, total: 10_000, at: Self.t0.addingTimeInterval(offset))
+        }
+        #expect(results == [true, false, false, true])
+    }
+
+    @Test("the report that completes the transfer is always admitted, also right after another")
+    func completionAdmitted() {
+        var throttle = ProgressThrottle()
+        var results: [Bool] = []
+        results.append(throttle.admit(1, completed: 50, total: 100, at: Self.t0))
+        results.append(throttle.admit(1, completed: 100, total: 100, at: Self.t0.addingTimeInterval(0.001)))
+        results.append(throttle.admit(1, completed: 100, total: 100, at: Self.t0.addingTimeInterval(0.002)))
+        #expect(results == [true, true, true])
+        // Without a known total nothing counts as complete.
+        results = []
+        results.append(throttle.admit(2, completed: 5, total: nil, at: Self.t0))
+        results.append(throttle.admit(2, completed: 6, total: nil, at: Self.t0.addingTimeInterval(0.01)))
+        results.append(throttle.admit(2, completed: 0, total: 0, at: Self.t0.addingTimeInterval(0.02)))
+        #expect(results == [true, false, false])
+    }
+
+    @Test("keys are throttled independently, and a forgotten key starts afresh")
+    func perKey() {
+        var throttle = ProgressThrottle()
+        var results: [Bool] = []
+        results.append(throttle.admit(1, completed: 1, total: 100, at: Self.t0))
+        results.append(throttle.admit(2, completed: 1, total: 100, at: Self.t0))
+        results.append(throttle.admit(1, completed: 2, total: 100, at: Self.t0.addingTimeInterval(0.01)))
+        throttle.forget(1)
+        results.append(throttle.admit(1, completed: 2, total: 100, at: Self.t0.addingTimeInterval(0.02)))
+        results.append(throttle.admit(2, completed: 2, total: 100, at: Self.t0.addingTimeInterval(0.02)))
+        #expect(results == [true, true, false, true, false])
+    }
+}
+
+@Suite("LeaseOwner names a process by pid and start time")
+struct LeaseOwnerTests {
+    /// A stat line whose command name holds spaces and parentheses; field 22 (start time) is 987654321.
+    static let trickyStat =
+        "4242 (my (odd) cmd) x) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 987654321 12345678 300 "
+        + "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0"
+
+    @Test("the start time is field 22, counted after the last parenthesis of the command name")
+    func parsesTrickyCommandName() {
+        #expect(LeaseOwner.parseStartTime(stat: Self.trickyStat) == 987_654_321)
+        #expect(LeaseOwner.parseStartTime(stat: "1 (init) S 1 1 1 0 -1 4 0 0 0 0 0 0 0 0 20 0 1 0 77 0 0") == 77)
+    }
+
+    @Test("a truncated or malformed stat line has no start time")
+    func rejectsMalformed() {
+        #expect(LeaseOwner.parseStartTime(stat: "4242 (cmd) S 1 2 3") == nil)
+        #expect(LeaseOwner.parseStartTime(stat: "4242 cmd S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20") == nil)
+        #expect(LeaseOwner.parseStartTime(stat: "") == nil)
+        #expect(
+            LeaseOwner.parseStartTime(stat: "1 (a) S 1 1 1 0 -1 4 0 0 0 0 0 0 0 0 20 0 1 0 notanumber 0") == nil)
+    }
+
+    @Test("this process is alive under its own owner string, and not under its pid with another start time")
+    func ownProcess() throws {
+        let parts = LeaseOwner.current.split(separator: ":")
+        #expect(parts.count == 2)
+        #expect(Int32(parts[0]) == getpid())
+        let start = try #require(UInt64(parts[1]))
+        #expect(start > 0)
+        #expect(LeaseOwner.isAlive(LeaseOwner.current))
+        #expect(!LeaseOwner.isAlive("\(getpid()):\(start + 1)"))  // a recycled pid is not the lease holder
+    }
+
+    @Test("a pid that does not exist is dead; an owner string that names no pid counts as alive")
+    func otherOwners() {
+        #expect(!LeaseOwner.isAlive("2147483646:12345"))
+        #expect(LeaseOwner.isAlive("some-host:thing"))
+        #expect(LeaseOwner.isAlive("garbage"))
+    }
+}
+
+@Suite("StepFailure.from sorts every transfer outcome for the retry policy and the run")
+struct StepFailureTests {
+    @Test("success is no failure")
+    func success() {
+        #expect(StepFailure.from(.success(status: 201), what: "image") == nil)
+        #expect(StepFailure.from(.success(status: 200), what: "recipe") == nil)
+    }
+
+    @Test("transient keeps the server's Retry-After and is retried")
+    func transient() throws {
+        let failure = try #require(
+            StepFailure.from(.transient(reason: "HTTP 503: busy", retryAfter: .seconds(3)), what: "recipe"))
+        #expect(failure.kind == .transient(retryAfter: .seconds(3)))
+        #expect(failure.failureKind == .transient(retryAfter: .seconds(3)))
+        #expect(failure.message.contains("HTTP 503: busy"))
+        let plain = try #require(StepFailure.from(.transient(reason: "reset", retryAfter: nil), what: "recipe"))
+        #expect(plain.kind == .transient(retryAfter: nil))
+    }
+
+    @Test("unreachable during a transfer is transient without a server delay")
+    func unreachable() throws {
+        let failure = try #require(StepFailure.from(.unreachable(reason: "connection refused"), what: "image"))
+        #expect(failure.kind == .transient(retryAfter: nil))
+        #expect(failure.failureKind == .transient(retryAfter: nil))
+    }
+
+    @Test("refused credentials stop the run and are not retried; the message says what to do")
+    func credentials() throws {
+        let failure = try #require(
+            StepFailure.from(.badCredentials(status: 401, message: "HTTP 401: missing token"), what: "image"))
+        #expect(failure.kind == .credentials)
+        #expect(failure.failureKind == .permanent)
+        #expect(failure.message.contains("HTTP 401: missing token"))
+        #expect(failure.message.contains("server.token"))
+        let bare = try #require(StepFailure.from(.badCredentials(status: 403, message: ""), what: "image"))
+        #expect(bare.message.contains("HTTP 403"))
+    }
+
+    @Test("a permanent answer names the request and keeps the server's message")
+    func permanent() throws {
+        let failure = try #require(
+            StepFailure.from(.permanent(status: 413, message: "HTTP 413: too large"), what: "image abc"))
+        #expect(failure.kind == .permanent)
+        #expect(failure.failureKind == .permanent)
+        #expect(failure.message == "image abc: HTTP 413: too large")
+    }
+
+    @Test("a cancelled transfer is not retried")
+    func cancelled() throws {
+        let failure = try #require(StepFailure.from(.cancelled, what: "recipe"))
+        #expect(failure.kind == .permanent)
+        #expect(failure.failureKind == .permanent)
+        #expect(failure.message.contains("cancelled"))
+    }
+
+    @Test("a conflict and a lost lease are not retried")
+    func notRetried() {
+        #expect(StepFailure(.conflict(serverVersion: 4), "x").failureKind == .permanent)
+        #expect(StepFailure(.leaseLost, "x").failureKind == .permanent)
+    }
+}
+
+@Suite("SyncSummary.exitStatus: 77 over 1 over 75 over 0")
+struct ExitStatusTests {
+    @Test(
+        "the highest applicable status wins",
+        arguments: [
+            (SyncSummary(), 0),
+            (SyncSummary(done: 5), 0),
+            (SyncSummary(done: 1, waiting: 1), 75),
+            (SyncSummary(done: 1, cancelled: 1), 75),
+            (SyncSummary(failed: 1), 1),
+            (SyncSummary(done: 3, failed: 1, cancelled: 2, waiting: 4), 1),
+            (SyncSummary(credentialsRefused: true), 77),
+            (SyncSummary(done: 1, failed: 2, cancelled: 1, waiting: 3, credentialsRefused: true), 77),
+        ] as [(SyncSummary, Int32)])
+    func precedence(summary: SyncSummary, expected: Int32) {
+        #expect(summary.exitStatus == expected)
+    }
+}

@@ -1,0 +1,366 @@
+import Foundation
+import GRDB
+import RecipeModels
+import RecipeStore
+import RecipesTestSupport
+import Testing
+
+/// The sync state machine of the store, on a real SQLite database in a temporary home.
+@Suite("RecipeStore sync bookkeeping: claims, leases, fencing, cancellation, outbox GC")
+struct StoreSyncStateTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let me = "100:1"
+    static let other = "200:2"
+    static let alive: @Sendable (String) -> Bool = { _ in true }
+
+    /// A home with one recipe in each state background sync must leave alone, plus two pending ones.
+    struct Fixture {
+        let home: ClientHome
+        var store: RecipeStore { home.store }
+        let pending: Int64
+        let pending2: Int64
+        let cancelled: Int64
+        let failed: Int64
+        let synced: Int64
+        let waitingNotDue: Int64
+        let waitingDue: Int64
+
+        init() throws {
+            home = try ClientHome()
+            let store = home.store
+            func make(_ title: String) throws -> Int64 { try store.create(title: title).id }
+            pending = try make("pending")
+            cancelled = try make("cancelled")
+            failed = try make("failed")
+            synced = try make("synced")
+            waitingNotDue = try make("waiting, not due")
+            waitingDue = try make("waiting, due")
+            pending2 = try make("pending 2")
+
+            #expect(try store.requestCancel(id: cancelled, now: now, isOwnerAlive: alive) == .cancelledQueued)
+            let batch = try store.claim(
+                ids: [failed, synced, waitingNotDue, waitingDue], owner: me, now: now, leaseDuration: 60,
+                isOwnerAlive: alive)
+            for claim in batch.claims {
+                let result: ChainResult
+                switch claim.recipe.id {
+                case failed: result = .failed(attempts: 8, error: "gave up", serverVersion: nil)
+                case synced: result = .uploaded(revision: claim.revision)
+                case waitingNotDue: result = .retryLater(at: now.addingTimeInterval(120), attempts: 1, error: "HTTP 503")
+                default: result = .retryLater(at: now.addingTimeInterval(-1), attempts: 2, error: "HTTP 503")
+                }
+                try store.finishChain(claim, owner: me, result: result, now: now)
+            }
+        }
+    }
+
+    @Test("claimDue takes pending and due-waiting recipes; never cancelled, failed, synced or not-yet-due ones")
+    func claimDueSkips() throws {
+        let f = try Fixture()
+        let batch = try f.store.claimDue(owner: Self.me, now: Self.now, leaseDuration: 60, limit: 100, after: 0, isOwnerAlive: Self.alive)
+        #expect(Set(batch.claims.map(\.recipe.id)) == [f.pending, f.waitingDue, f.pending2])
+        #expect(batch.busy.isEmpty)
+        #expect(batch.isExhausted)
+        for claim in batch.claims {
+            let recipe = try f.home.recipe(claim.recipe.id)
+            #expect(recipe.sync.leaseOwner == Self.me)
+            #expect(recipe.sync.leaseExpiresAt == Self.now.addingTimeInterval(60))
+        }
+        // The failed recipe keeps its attempts, the cancelled one its state.
+        #expect(try f.home.recipe(f.failed).sync.state == .failed)
+        #expect(try f.home.recipe(f.failed).sync.attempts == 8)
+        #expect(try f.home.recipe(f.cancelled).sync.state == .cancelled)
+        #expect(try f.home.recipe(f.waitingNotDue).sync.leaseOwner == nil)
+        // ... and the not-yet-due one becomes due once its time has come.
+        let later = try f.store.claimDue(
+            owner: Self.me, now: Self.now.addingTimeInterval(121), leaseDuration: 60, limit: 100, after: 0,
+            isOwnerAlive: Self.alive)
+        #expect(later.claims.map(\.recipe.id).contains(f.waitingNotDue))
+    }
+
+    @Test("claimDue works in batches: limit and cursor")
+    func claimDueBatches() throws {
+        let f = try Fixture()
+        let first = try f.store.claimDue(owner: Self.me, now: Self.now, leaseDuration: 60, limit: 2, after: 0, isOwnerAlive: Self.alive)
+        #expect(first.claims.map(\.recipe.id) == [f.pending, f.waitingDue])
+        #expect(!first.isExhausted)
+        let second = try f.store.claimDue(
+            owner: Self.me, now: Self.now, leaseDuration: 60, limit: 2, after: first.cursor, isOwnerAlive: Self.alive)
+        #expect(second.claims.map(\.recipe.id) == [f.pending2])
+        #expect(second.isExhausted)
+    }
+
+    @Test("a live lease of another process is reported busy and left alone")
+    func liveLeaseIsBusy() throws {
+        let f = try Fixture()
+        _ = try f.store.claim(ids: [f.pending], owner: Self.other, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive)
+        let batch = try f.store.claimDue(
+            owner: Self.me, now: Self.now.addingTimeInterval(1), leaseDuration: 60, limit: 100, after: 0,
+            isOwnerAlive: Self.alive)
+        #expect(!batch.claims.map(\.recipe.id).contains(f.pending))
+        #expect(batch.busy.map(\.id) == [f.pending])
+        #expect(batch.busy.first?.processID == 200)
+        #expect(try f.home.recipe(f.pending).sync.leaseOwner == Self.other)
+        // claim(ids:) does not take it either.
+        let explicit = try f.store.claim(
+            ids: [f.pending], owner: Self.me, now: Self.now.addingTimeInterval(1), leaseDuration: 60, isOwnerAlive: Self.alive)
+        #expect(explicit.claims.isEmpty)
+        #expect(explicit.busy.map(\.id) == [f.pending])
+    }
+
+    @Test("a lapsed lease of another process is taken over")
+    func lapsedLeaseTakenOver() throws {
+        let f = try Fixture()
+        _ = try f.store.claim(ids: [f.pending], owner: Self.other, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive)
+        let batch = try f.store.claimDue(
+            owner: Self.me, now: Self.now.addingTimeInterval(61), leaseDuration: 60, limit: 100, after: 0,
+            isOwnerAlive: Self.alive)
+        #expect(batch.claims.map(\.recipe.id).contains(f.pending))
+        #expect(batch.busy.isEmpty)
+        #expect(try f.home.recipe(f.pending).sync.leaseOwner == Self.me)
+    }
+
+    @Test("a live lease of a process that is gone is taken over")
+    func deadOwnerTakenOver() throws {
+        let f = try Fixture()
+        _ = try f.store.claim(ids: [f.pending], owner: Self.other, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive)
+        let batch = try f.store.claimDue(
+            owner: Self.me, now: Self.now.addingTimeInterval(1), leaseDuration: 60, limit: 100, after: 0,
+            isOwnerAlive: { $0 != Self.other })
+        #expect(batch.claims.map(\.recipe.id).contains(f.pending))
+        #expect(batch.busy.isEmpty)
+        #expect(try f.home.recipe(f.pending).sync.leaseOwner == Self.me)
+    }
+
+    @Test("claim(ids:) resumes a cancelled and a failed recipe, resetting the failed one's attempts")
+    func claimIdsResumes() throws {
+        let f = try Fixture()
+        try f.store.finishChain(
+            try #require(f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first),
+            owner: Self.me, result: .retryLater(at: Self.now.addingTimeInterval(-1), attempts: 3, error: "x"), now: Self.now)
+        #expect(try f.store.requestCancel(id: f.pending, now: Self.now, isOwnerAlive: Self.alive) == .cancelledQueued)
+        let batch = try f.store.claim(
+            ids: [f.pending, f.failed, f.waitingNotDue], owner: Self.me, now: Self.now, leaseDuration: 60,
+            isOwnerAlive: Self.alive)
+        #expect(batch.claims.map(\.recipe.id) == [f.pending, f.failed, f.waitingNotDue])
+        let cancelled = try f.home.recipe(f.pending)
+        #expect(cancelled.sync.state == .pending)
+        #expect(cancelled.sync.attempts == 3)  // a cancelled recipe keeps its count
+        let failed = try f.home.recipe(f.failed)
+        #expect(failed.sync.state == .pending)
+        #expect(failed.sync.attempts == 0)
+        #expect(batch.claims[1].attempts == 0)
+        let waiting = try f.home.recipe(f.waitingNotDue)
+        #expect(waiting.sync.state == .pending)
+        #expect(waiting.sync.nextAttemptAt == nil)  // the backoff is skipped
+        #expect(waiting.sync.attempts == 1)
+    }
+
+    @Test("claim(ids:) leaves a recipe the server has at its revision alone")
+    func claimIdsSkipsSynced() throws {
+        let f = try Fixture()
+        let batch = try f.store.claim(ids: [f.synced], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive)
+        #expect(batch.claims.isEmpty)
+        #expect(try f.home.recipe(f.synced).sync.leaseOwner == nil)
+    }
+
+    @Test("after a 409 claim(ids:) lifts the revision above the server's version; a background claim does not")
+    func claimIdsLiftsRevision() throws {
+        let f = try Fixture()
+        let claim = try #require(
+            try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
+        #expect(claim.revision == 1)
+        try f.store.finishChain(
+            claim, owner: Self.me, result: .failed(attempts: 1, error: "409", serverVersion: 5), now: Self.now)
+        #expect(try f.home.column("server_version", of: f.pending, as: Int64.self) == 5)
+        let background = try f.store.claimDue(
+            owner: Self.me, now: Self.now, leaseDuration: 60, limit: 100, after: 0, isOwnerAlive: Self.alive)
+        #expect(!background.claims.map(\.recipe.id).contains(f.pending))
+
+        let lifted = try #require(
+            try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
+        #expect(lifted.revision == 6)
+        #expect(try f.home.recipe(f.pending).sync.revision == 6)
+        #expect(try f.home.column("server_version", of: f.pending, as: Int64.self) == nil)
+    }
+
+    @Test("claim(ids:) with an unknown id throws and changes nothing")
+    func claimIdsUnknown() throws {
+        let f = try Fixture()
+        let before = try f.store.recipes()
+        #expect(throws: StoreError(.unknownRecipe(id: 999))) {
+            try f.store.claim(
+                ids: [f.cancelled, f.failed, 999], owner: Self.me, now: Self.now, leaseDuration: 60,
+                isOwnerAlive: Self.alive)
+        }
+        #expect(try f.store.recipes() == before)
+        #expect(try f.home.recipe(f.cancelled).sync.state == .cancelled)
+        #expect(try f.home.recipe(f.failed).sync.leaseOwner == nil)
+    }
+
+    @Test("revision fencing: an acknowledged revision that is no longer current leaves the recipe pending")
+    func revisionFencing() throws {
+        let f = try Fixture()
+        let claim = try #require(
+            try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
+        #expect(claim.revision == 1)
+        try f.home.otherProcessView().apply(.title("edited while uploading"), to: f.pending)  // revision 2
+        try f.store.finishChain(claim, owner: Self.me, result: .uploaded(revision: 1), now: Self.now)
+        let recipe = try f.home.recipe(f.pending)
+        #expect(recipe.sync.state == .pending)
+        #expect(recipe.sync.revision == 2)
+        #expect(recipe.sync.syncedRevision == 1)
+        #expect(recipe.sync.leaseOwner == nil)
+        // The current revision, acknowledged, makes it synced.
+        let next = try #require(
+            try f.store.claimDue(owner: Self.me, now: Self.now, leaseDuration: 60, limit: 100, after: 0, isOwnerAlive: Self.alive)
+                .claims.first { $0.recipe.id == f.pending })
+        #expect(next.revision == 2)
+        #expect(next.recipe.title == "edited while uploading")
+        try f.store.finishChain(next, owner: Self.me, result: .uploaded(revision: 2), now: Self.now)
+        #expect(try f.home.recipe(f.pending).sync.state == .synced)
+        #expect(try f.home.recipe(f.pending).sync.syncedRevision == 2)
+    }
+
+    @Test("a cancellation from the user during the upload of an older revision does not cancel a newer edit")
+    func cancelledByUserFenced() throws {
+        let f = try Fixture()
+        let claim = try #require(
+            try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
+        try f.store.apply(.title("newer"), to: f.pending)
+        try f.store.finishChain(claim, owner: Self.me, result: .cancelledByUser, now: Self.now)
+        #expect(try f.home.recipe(f.pending).sync.state == .pending)
+    }
+
+    @Test("requestCancel: queued and waiting become cancelled at once")
+    func cancelQueuedAndWaiting() throws {
+        let f = try Fixture()
+        #expect(try f.store.requestCancel(id: f.pending, now: Self.now, isOwnerAlive: Self.alive) == .cancelledQueued)
+        #expect(try f.store.requestCancel(id: f.waitingNotDue, now: Self.now, isOwnerAlive: Self.alive) == .cancelledQueued)
+        for id in [f.pending, f.waitingNotDue] {
+            let recipe = try f.home.recipe(id)
+            #expect(recipe.sync.state == .cancelled)
+            #expect(recipe.sync.nextAttemptAt == nil)
+            #expect(!recipe.sync.cancelRequested)
+        }
+        let batch = try f.store.claimDue(
+            owner: Self.me, now: Self.now.addingTimeInterval(1_000), leaseDuration: 60, limit: 100, after: 0,
+            isOwnerAlive: Self.alive)
+        #expect(Set(batch.claims.map(\.recipe.id)).isDisjoint(with: [f.pending, f.waitingNotDue]))
+    }
+
+    @Test("requestCancel: an upload in flight in a live process is flagged for that process to abort")
+    func cancelInFlight() throws {
+        let f = try Fixture()
+        let claim = try #require(
+            try f.store.claim(ids: [f.pending], owner: Self.other, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
+        #expect(try f.store.cancelRequests(owner: Self.other).isEmpty)
+        let result = try f.home.otherProcessView().requestCancel(id: f.pending, now: Self.now, isOwnerAlive: Self.alive)
+        #expect(result == .cancelledInFlight(owner: Self.other, processID: 200))
+        #expect(try f.store.cancelRequests(owner: Self.other) == [f.pending])
+        #expect(try f.store.cancelRequests(owner: Self.me).isEmpty)
+        #expect(try f.home.recipe(f.pending).sync.state == .cancelled)
+        #expect(try f.store.isLeased(id: f.pending, by: Self.other))
+        // The uploading process records it and lets go.
+        try f.store.finishChain(claim, owner: Self.other, result: .cancelledByUser, now: Self.now)
+        #expect(try f.store.cancelRequests(owner: Self.other).isEmpty)
+        #expect(!(try f.store.isLeased(id: f.pending, by: Self.other)))
+        #expect(try f.home.recipe(f.pending).sync.state == .cancelled)
+    }
+
+    @Test("requestCancel: a lease of a dead process is not 'in flight'; the recipe is just cancelled")
+    func cancelDeadLease() throws {
+        let f = try Fixture()
+        _ = try f.store.claim(ids: [f.pending], owner: Self.other, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive)
+        let result = try f.store.requestCancel(id: f.pending, now: Self.now, isOwnerAlive: { _ in false })
+        #expect(result == .cancelledQueued)
+        #expect(try f.home.recipe(f.pending).sync.state == .cancelled)
+        #expect(!(try f.home.recipe(f.pending).sync.cancelRequested))
+    }
+
+    @Test("requestCancel: synced, failed and cancelled recipes have nothing to cancel and stay as they are")
+    func cancelNothing() throws {
+        let f = try Fixture()
+        #expect(try f.store.requestCancel(id: f.synced, now: Self.now, isOwnerAlive: Self.alive) == .nothingToCancel(state: .synced))
+        #expect(try f.store.requestCancel(id: f.failed, now: Self.now, isOwnerAlive: Self.alive) == .nothingToCancel(state: .failed))
+        #expect(
+            try f.store.requestCancel(id: f.cancelled, now: Self.now, isOwnerAlive: Self.alive) == .nothingToCancel(state: .cancelled))
+        #expect(try f.home.recipe(f.synced).sync.state == .synced)
+        #expect(try f.home.recipe(f.failed).sync.state == .failed)
+        #expect(throws: StoreError(.unknownRecipe(id: 999))) {
+            try f.store.requestCancel(id: 999, now: Self.now, isOwnerAlive: Self.alive)
+        }
+    }
+
+    @Test("requestCancel: a deletion waiting to be sent is cancelled, and an explicit claim resumes it as a deletion")
+    func cancelDeletion() throws {
+        let f = try Fixture()
+        try f.store.delete(f.synced)
+        #expect(try f.home.recipe(f.synced).sync.state == .deleting)
+        #expect(try f.store.requestCancel(id: f.synced, now: Self.now, isOwnerAlive: Self.alive) == .cancelledQueued)
+        #expect(try f.home.recipe(f.synced).sync.state == .cancelled)
+        let claim = try #require(
+            try f.store.claim(ids: [f.synced], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
+        #expect(claim.isDeletion)
+        #expect(try f.home.recipe(f.synced).sync.state == .deleting)
+    }
+
+    @Test("outbox GC keeps the current revision's file and a live-leased recipe's files, deletes the rest")
+    func outboxGarbage() throws {
+        let f = try Fixture()
+        let outbox = Outbox(directory: f.store.home.outboxURL)
+        let pending = try f.home.recipe(f.pending)
+        try f.store.apply(.title("two"), to: f.pending)  // revision 2
+        let synced = try f.home.recipe(f.synced)
+        let leased = try f.home.recipe(f.pending2)
+        try f.store.apply(.title("two"), to: f.pending2)
+        try f.store.apply(.title("three"), to: f.pending2)  // revision 3
+        _ = try f.store.claim(ids: [f.pending2], owner: Self.other, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive)
+        let uuid = { (recipe: Recipe) in recipe.uuid.uuidString }
+        let data = Data("{}".utf8)
+        _ = try outbox.write(data, uuid: uuid(pending), revision: 1)
+        _ = try outbox.write(data, uuid: uuid(pending), revision: 2)
+        _ = try outbox.write(data, uuid: uuid(synced), revision: 1)
+        _ = try outbox.write(data, uuid: uuid(leased), revision: 2)
+        _ = try outbox.write(data, uuid: uuid(leased), revision: 3)
+        _ = try outbox.write(data, uuid: UUID().uuidString, revision: 1)  // nobody's
+
+        let current = Outbox.fileName(uuid: uuid(pending), revision: 2)
+        let strayName = try #require(outbox.fileNames().first { name in
+            ![uuid(pending), uuid(synced), uuid(leased)].contains { name.hasPrefix($0.lowercased()) }
+        })
+        let removed = try f.store.collectOutboxGarbage(now: Self.now, isOwnerAlive: Self.alive)
+        #expect(
+            Set(removed) == [
+                Outbox.fileName(uuid: uuid(pending), revision: 1), Outbox.fileName(uuid: uuid(synced), revision: 1), strayName,
+            ])
+        #expect(removed.count == 3)
+        #expect(
+            Set(outbox.fileNames()) == [
+                current, Outbox.fileName(uuid: uuid(leased), revision: 2), Outbox.fileName(uuid: uuid(leased), revision: 3),
+            ])
+
+        // Once the holder is gone, only the current revision of the leased recipe stays.
+        let again = try f.store.collectOutboxGarbage(now: Self.now, isOwnerAlive: { $0 != Self.other })
+        #expect(again == [Outbox.fileName(uuid: uuid(leased), revision: 2)])
+        #expect(Set(outbox.fileNames()) == [current, Outbox.fileName(uuid: uuid(leased), revision: 3)])
+    }
+}
+
+extension StoreSyncStateTests {
+    @Test("a permanent failure of revision N does not mark an edit made meanwhile (revision N+1) failed")
+    func failureFencedByRevision() throws {
+        let f = try Fixture()
+        let claim = try #require(
+            try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
+        try f.home.otherProcessView().apply(.title("fixed while uploading"), to: f.pending)  // revision 2
+        try f.store.finishChain(
+            claim, owner: Self.me, result: .failed(attempts: 1, error: "HTTP 422: invalid", serverVersion: nil), now: Self.now)
+        let recipe = try f.home.recipe(f.pending)
+        #expect(recipe.sync.revision == 2)
+        #expect(recipe.sync.state == .pending)
+        #expect(recipe.sync.attempts == 0)
+        #expect(recipe.sync.leaseOwner == nil)
+        #expect(try f.store.hasDueWork(at: Self.now))
+    }
+}

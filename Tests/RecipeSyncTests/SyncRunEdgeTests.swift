@@ -1,0 +1,210 @@
+import Foundation
+import OperationEngine
+import RecipeModels
+import RecipeStore
+import RecipeSync
+import RecipesTestSupport
+import Synchronization
+import ReferenceServer
+import Testing
+import Transport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// More `SyncRun` cases: other processes (busy, dead, taking a lease over), cancelling a retry wait, requests that
+/// change nothing, and edits racing a failing upload. Part of the serialized `SyncRunTests` suite.
+extension SyncRunTests {
+    // MARK: Other processes
+
+    @Test("a recipe leased by another live process is reported busy (skipped), nothing is sent, exit 75")
+    func busyInAnotherProcess() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("busy elsewhere")
+            let batch = try home.otherProcessView().claim(
+                ids: [recipe.id], owner: "other-host:1", now: Date(), leaseDuration: 60, isOwnerAlive: { _ in true })
+            #expect(batch.claims.count == 1)
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, recorder: recorder)
+            #expect(summary.exitStatus == 75)
+            #expect(recorder.events.map(\.kind) == [.skipped])
+            #expect(recorder.events.first?.error?.contains("another process") == true)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(server.requests().isEmpty)
+            #expect(try home.recipe(recipe.id).sync.leaseOwner == "other-host:1")
+        }
+    }
+
+    @Test("the lease of a process that died (kill -9) is taken over and the recipe uploaded")
+    func deadProcessLeaseTakenOver() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("orphaned", image: pngBytes(size: 4096, seed: 12))
+            let dead = "2147483646:5"  // no such pid
+            #expect(!LeaseOwner.isAlive(dead))
+            _ = try home.otherProcessView().claim(
+                ids: [recipe.id], owner: dead, now: Date(), leaseDuration: 600, isOwnerAlive: { _ in true })
+            #expect(try await home.sync(server).exitStatus == 0)
+            let synced = try home.recipe(recipe.id)
+            #expect(synced.sync.state == .synced)
+            #expect(synced.sync.leaseOwner == nil)
+        }
+    }
+
+    @Test("a lease taken over by another process stops this run's upload of it within 2 s, leaving the lease alone")
+    func leaseLostStopsUpload() async throws {
+        try await withSyncServer(faults: ["PUT /v1/images/*: stall first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("taken over", image: pngBytes(size: 64 * 1024, seed: 13))
+            let recorder = EventRecorder()
+            let (_, task) = try await startStalledUpload(home, server, leaseDuration: 0.3, recorder: recorder)
+            var summary = SyncSummary()
+            let took = try await elapsed {
+                // Another process decides this one is gone and takes the recipe over.
+                let other = try home.otherProcessView().claimDue(
+                    owner: "other-host:2", now: Date().addingTimeInterval(1), leaseDuration: 600, limit: 10, after: 0,
+                    isOwnerAlive: { $0 != LeaseOwner.current })
+                #expect(other.claims.map(\.recipe.id) == [recipe.id])
+                summary = try await task.value
+            }
+            #expect(took < .seconds(2))
+            #expect(summary.exitStatus == 75)
+            #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
+            let stored = try home.recipe(recipe.id)
+            #expect(stored.sync.leaseOwner == "other-host:2", "the run must not release a lease it no longer holds")
+            #expect(stored.sync.state == .pending)
+            #expect(server.requests().filter(\.isRecipePut).isEmpty)
+        }
+    }
+
+    @Test("--wait-for-network: the run waits for the server to come back, then uploads")
+    func waitsForNetwork() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("patience")
+            let probes = Mutex(0)
+            let probe = Transport.ReachabilityProbe { _, _ in
+                probes.withLock { count in
+                    count += 1
+                    return count > 3  // unreachable for the first three probes
+                }
+            }
+            let run = home.makeRun(server, waitForNetwork: .seconds(5), probe: probe, recorder: EventRecorder())
+            #expect(try await run.run().exitStatus == 0)
+            #expect(probes.withLock { $0 } > 3)
+            let synced = try home.recipe(recipe.id)
+            #expect(synced.sync.state == .synced)
+            #expect(synced.sync.offlineSince == nil)
+        }
+    }
+
+    // MARK: Cancelling a wait
+
+    @Test("recipes cancel during an in-run retry wait ends the run within 2 s; cancelled, attempts kept")
+    func cancelDuringRetryWait() async throws {
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: status=503 retry-after=5 first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("cancel the wait")
+            let recorder = EventRecorder()
+            let run = home.makeRun(server, recorder: recorder)
+            let task = Task { try await run.run() }
+            try #require(await recorder.wait { $0.kind == .retry } != nil)
+            var summary = SyncSummary()
+            let took = try await elapsed {
+                let result = try home.otherProcessView().requestCancel(
+                    id: recipe.id, now: Date(), isOwnerAlive: LeaseOwner.isAlive)
+                #expect(result == .cancelledInFlight(owner: LeaseOwner.current, processID: getpid()))
+                summary = try await task.value
+            }
+            #expect(took < .seconds(2))
+            #expect(summary.exitStatus == 75)
+            let stored = try home.recipe(recipe.id)
+            #expect(stored.sync.state == .cancelled)
+            #expect(stored.sync.attempts == 1)
+            #expect(stored.sync.nextAttemptAt == nil)
+            #expect(stored.sync.leaseOwner == nil)
+            #expect(server.requests().filter(\.isRecipePut).count == 1)
+        }
+    }
+
+    // MARK: Runs that change nothing
+
+    @Test("a run naming an unknown id throws before anything is claimed or sent")
+    func unknownIdChangesNothing() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("known")
+            let run = home.makeRun(server, ids: [recipe.id, 999], recorder: EventRecorder())
+            await #expect(throws: StoreError(.unknownRecipe(id: 999))) { try await run.run() }
+            let stored = try home.recipe(recipe.id)
+            #expect(stored.sync.state == .pending)
+            #expect(stored.sync.leaseOwner == nil)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(server.requests().isEmpty)
+        }
+    }
+
+    @Test("syncing a recipe the server already has by id sends nothing and says so")
+    func explicitSyncOfSyncedRecipe() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("already there")
+            #expect(try await home.sync(server).exitStatus == 0)
+            let before = await server.requests(atLeast: 1).count
+            let recorder = EventRecorder()
+            #expect(try await home.sync(server, ids: [recipe.id], recorder: recorder).exitStatus == 0)
+            #expect(recorder.events.map(\.kind) == [.skipped])
+            #expect(recorder.events.first?.error == "already on the server")
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(server.requests().count == before)
+        }
+    }
+
+    @Test("a recipe deferred in this run is reported once: one retry event, no extra skipped, waiting counted once")
+    func deferredReportedOnce() async throws {
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: status=503 retry-after=120 first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("once")
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, maxWait: .seconds(1), recorder: recorder)
+            let about = recorder.events.filter { $0.id == recipe.id }.map(\.kind)
+            #expect(about.filter { $0 == .retry }.count == 1)
+            #expect(!about.contains(.skipped), "events: \(about)")
+            #expect(summary.waiting == 1)
+        }
+    }
+
+    // MARK: Edits racing a failing upload
+
+    @Test("an image replaced while the old one is refused (413) leaves the new revision due; the next run uploads it")
+    func editDuringPermanentFailure() async throws {
+        try await withSyncServer(faults: ["PUT /v1/images/*: latency=800ms first=1", "PUT /v1/images/*: status=413 first=1"]) {
+            server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("too big at first", image: pngBytes(size: 16 * 1024, seed: 14))
+            let recorder = EventRecorder()
+            let run = home.makeRun(server, recorder: recorder)
+            let task = Task { try await run.run() }
+            try #require(await recorder.wait { $0.kind == .start && $0.step == .image } != nil)
+            try await Task.sleep(for: .milliseconds(150))
+            // The user attaches a smaller image while the first one is being refused.
+            let smaller = home.folder.file("smaller.png", pngBytes(size: 2048, seed: 15))
+            let other = try home.otherProcessView()
+            try other.apply(.setImage(try other.media.stage(from: smaller)), to: recipe.id)
+            _ = try await task.value
+            #expect(recorder.events(.failed).count == 1)
+
+            let edited = try home.recipe(recipe.id)
+            #expect(edited.sync.revision == recipe.sync.revision + 1)
+            #expect(edited.sync.state == .pending, "the failure of revision \(recipe.sync.revision) must not stick to the edit")
+            #expect(edited.sync.attempts == 0)
+
+            #expect(try await home.sync(server).exitStatus == 0)
+            let synced = try home.recipe(recipe.id)
+            #expect(synced.sync.state == .synced)
+            #expect(synced.sync.syncedRevision == recipe.sync.revision + 1)
+        }
+    }
+}

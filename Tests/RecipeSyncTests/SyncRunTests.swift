@@ -1,0 +1,557 @@
+import Foundation
+import OperationEngine
+import RecipeModels
+import RecipeStore
+import RecipeSync
+import RecipesTestSupport
+import ReferenceServer
+import Testing
+import Transport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `SyncRun` against the in-process reference server, with real files in temporary homes. Serialized: the cancel
+/// and interrupt tests measure promptness, which parallel CPU-heavy tests would blur on a small machine.
+@Suite("SyncRun against the reference server", .serialized)
+struct SyncRunTests {
+    // MARK: Ordering and clean-up
+
+    @Test("every recipe's JSON starts after its image is on the server; image-less recipes send only JSON; files go")
+    func orderingAndCleanUp() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            var withImages: [Recipe] = []
+            for index in 0..<3 {
+                withImages.append(
+                    try home.makeRecipe("with image \(index)", image: pngBytes(size: 48 * 1024, seed: UInt8(index + 1)), edits: index))
+            }
+            let plain = [try home.makeRecipe("plain 0"), try home.makeRecipe("plain 1", edits: 2)]
+            #expect(home.mediaFiles.count == 3)
+
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, probe: .live(), recorder: recorder)
+            #expect(summary == SyncSummary(done: 5))
+            #expect(summary.exitStatus == 0)
+
+            let log = await server.requests(atLeast: 3 * 2 + 5)
+            #expect(log.count == 3 * 2 + 5)
+            for recipe in withImages {
+                let image = try #require(recipe.image)
+                let imagePath = "/v1/images/\(image.sha256)"
+                let head = try #require(log.first { $0.isImageHead && $0.path == imagePath })
+                let put = try #require(log.first { $0.isImagePut && $0.path == imagePath })
+                let json = try #require(log.first { $0.isRecipePut && $0.path.hasSuffix(recipe.uuid.uuidString.lowercased()) })
+                #expect(head.status == 404)
+                #expect(put.status == 201)
+                #expect(head.end <= put.start)
+                #expect(put.end <= json.start, "recipe \(recipe.id): JSON started before its image was stored")
+
+                let stored = try home.recipe(recipe.id)
+                let url = "\(server.baseURL)/v1/images/\(image.sha256)"
+                #expect(stored.sync.state == .synced)
+                #expect(stored.sync.syncedRevision == stored.sync.revision)
+                #expect(stored.sync.remoteImageURL == url)
+                #expect(stored.image?.localFileName == nil)
+                let document = try #require(try await server.recipe(recipe.uuid))
+                #expect(document["version"] as? Int == Int(stored.sync.revision))
+                #expect(document["image"] as? String == url)
+            }
+            for recipe in plain {
+                let requests = log.filter { $0.path.hasSuffix(recipe.uuid.uuidString.lowercased()) }
+                #expect(requests.map(\.method) == ["PUT"])
+                let stored = try home.recipe(recipe.id)
+                #expect(stored.sync.state == .synced)
+                #expect(stored.sync.syncedRevision == stored.sync.revision)
+                let document = try #require(try await server.recipe(recipe.uuid))
+                #expect(document["version"] as? Int == Int(stored.sync.revision))
+                #expect(document["image"] == nil)
+            }
+            #expect(home.mediaFiles.isEmpty)
+            #expect(home.outboxFiles.isEmpty)
+            #expect(Set(server.storedImages()) == Set(withImages.compactMap { $0.image?.sha256 }))
+            #expect(recorder.events(.done).count == 5)
+            // Progress: at most one report per 100 ms per recipe, apart from the one completing a transfer.
+            for recipe in withImages {
+                let times = recorder.events(.progress).filter { $0.id == recipe.id && $0.bytes != $0.total }.map(\.time)
+                for (earlier, later) in zip(times, times.dropFirst()) {
+                    #expect(later.timeIntervalSince(earlier) >= 0.099)
+                }
+                #expect(recorder.events(.progress).contains { $0.id == recipe.id && $0.bytes == $0.total })
+            }
+        }
+    }
+
+    @Test("an image the server already has (HEAD 200) is not uploaded again")
+    func headSkipsUpload() async throws {
+        try await withSyncServer { server in
+            let bytes = pngBytes(size: 32 * 1024, seed: 9)
+            let first = try ClientHome()
+            try first.makeRecipe("first home", image: bytes)
+            #expect(try await first.sync(server).exitStatus == 0)
+            let before = await server.requests(atLeast: 3).count
+
+            let second = try ClientHome()
+            let recipe = try second.makeRecipe("second home", image: bytes)
+            #expect(try await second.sync(server).exitStatus == 0)
+            let log = Array(await server.requests(atLeast: before + 2).dropFirst(before))
+            let sha = try #require(recipe.image?.sha256)
+            #expect(log.filter(\.isImageHead).map(\.status) == [200])
+            #expect(log.filter(\.isImagePut).isEmpty)
+            #expect(log.filter(\.isRecipePut).count == 1)
+            let document = try #require(try await server.recipe(recipe.uuid))
+            #expect(document["image"] as? String == "\(server.baseURL)/v1/images/\(sha)")
+            #expect(second.mediaFiles.isEmpty)
+            #expect(try second.recipe(recipe.id).sync.state == .synced)
+        }
+    }
+
+    // MARK: Faults that lose or cut requests
+
+    // libcurl re-sends a request by itself when a reused keep-alive connection dies before any answer (the
+    // HEAD's connection is reused for the PUT), so a fault on the first request alone never reaches the engine.
+    // `first=2` makes the re-sent request, on a fresh connection, fail too: the engine's own retry is exercised.
+
+    @Test("lost acknowledgements of the image and the JSON: done, the image stored once and not re-sent, one recipe")
+    func lostAcknowledgements() async throws {
+        try await withSyncServer(faults: ["PUT /v1/images/*: lost-ack first=2", "PUT /v1/recipes/*: lost-ack first=2"]) {
+            server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("lost ack", image: pngBytes(size: 40 * 1024, seed: 3))
+            let sha = try #require(recipe.image?.sha256)
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, recorder: recorder)
+            #expect(summary.exitStatus == 0)
+            #expect(summary.done == 1)
+            let log = await server.requests(atLeast: 6)
+            let imageRequests = log.filter { $0.path == "/v1/images/\(sha)" }
+            // Every image PUT lost its answer; the engine's retry asked with HEAD and did not send the bytes again.
+            #expect(imageRequests.filter(\.isImagePut).allSatisfy { $0.fault == "lost-ack" })
+            #expect(imageRequests.last?.isImageHead == true)
+            #expect(imageRequests.last?.status == 200)
+            #expect(recorder.events(.retry).contains { $0.step == .image })
+            // The JSON was retried until answered; the server holds one recipe at this revision.
+            let recipePuts = log.filter(\.isRecipePut)
+            #expect(recipePuts.last?.status == 200)
+            #expect(recipePuts.dropLast().allSatisfy { $0.fault == "lost-ack" })
+            #expect(recorder.events(.retry).contains { $0.step == .recipe })
+            #expect(try await server.listedIdentifiers() == [recipe.uuid.uuidString.lowercased()])
+            #expect(try await server.recipe(recipe.uuid)?["version"] as? Int == Int(recipe.sync.revision))
+            #expect(server.storedImages() == [sha])
+            let stored = try home.recipe(recipe.id)
+            #expect(stored.sync.state == .synced)
+            #expect(stored.sync.attempts == 0)
+            #expect(home.mediaFiles.isEmpty && home.outboxFiles.isEmpty)
+        }
+    }
+
+    @Test("connection resets mid-body on the image and the JSON: retried, done, the image stored once, no partials")
+    func resets() async throws {
+        try await withSyncServer(faults: ["PUT /v1/images/*: reset after=16KiB first=2", "PUT /v1/recipes/*: reset first=2"]) {
+            server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("reset", image: pngBytes(size: 256 * 1024, seed: 4))
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, recorder: recorder)
+            #expect(summary.exitStatus == 0)
+            let log = await server.requests(atLeast: 7)
+            let imagePuts = log.filter(\.isImagePut)
+            #expect(imagePuts.map(\.status) == [nil, nil, 201])
+            #expect(imagePuts.dropLast().allSatisfy { !$0.bodyComplete })
+            #expect(log.filter(\.isImageHead).count >= 2, "the engine's retry asks with HEAD first")
+            #expect(recorder.events(.retry).contains { $0.step == .image })
+            #expect(log.filter(\.isRecipePut).map(\.status) == [nil, nil, 201])
+            #expect(try await server.listedIdentifiers() == [recipe.uuid.uuidString.lowercased()])
+            #expect(server.storedImages() == [try #require(recipe.image?.sha256)])
+            let partial = (try? FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/images/.partial")) ?? []
+            #expect(partial.isEmpty)
+            #expect(try home.recipe(recipe.id).sync.state == .synced)
+        }
+    }
+
+    // MARK: Retries
+
+    @Test("503 with Retry-After: 1 on the JSON: the retry starts at least 1 s after the failed request ended")
+    func retryAfterHonoured() async throws {
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: status=503 retry-after=1 first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("busy server")
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, recorder: recorder)
+            #expect(summary.exitStatus == 0)
+            let puts = await server.requests(atLeast: 2).filter(\.isRecipePut)
+            try #require(puts.count == 2)
+            #expect(puts[0].status == 503)
+            #expect(puts[1].status == 201)
+            #expect(puts[1].start.timeIntervalSince(puts[0].end) >= 0.999)
+            let retries = recorder.events(.retry)
+            #expect(retries.count == 1)
+            #expect((retries.first?.delay ?? 0) >= 1)
+            #expect(retries.first?.attempt == 2)
+            #expect(retries.first?.step == .recipe)
+            #expect(try home.recipe(recipe.id).sync.state == .synced)
+        }
+    }
+
+    @Test("a wait longer than --max-wait is recorded: waiting, attempts 1, due in 120 s, exit 75; later runs obey it")
+    func longWaitDeferred() async throws {
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: status=503 retry-after=120 first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("come back later")
+            let before = Date()
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, maxWait: .seconds(1), recorder: recorder)
+            #expect(summary.exitStatus == 75)
+            let waiting = try home.recipe(recipe.id)
+            #expect(waiting.sync.state == .waiting)
+            #expect(waiting.sync.attempts == 1)
+            let next = try #require(waiting.sync.nextAttemptAt)
+            #expect(abs(next.timeIntervalSince(before) - 120) < 10)
+            #expect(waiting.sync.lastError?.contains("503") == true)
+            #expect(waiting.sync.leaseOwner == nil)
+            #expect(recorder.events(.retry).first.map { ($0.delay ?? 0) >= 119 } == true)
+            #expect(await server.requests(atLeast: 1).filter(\.isRecipePut).count == 1)
+
+            // A background run (no ids) leaves it alone: it is not due.
+            let background = EventRecorder()
+            #expect(try await home.sync(server, recorder: background).exitStatus == 75)
+            #expect(background.events.map(\.kind) == [.skipped])
+            #expect(server.requests().count == 1)
+            #expect(try home.recipe(recipe.id).sync.state == .waiting)
+
+            // Asked for by id, it goes now.
+            #expect(try await home.sync(server, ids: [recipe.id]).exitStatus == 0)
+            let synced = try home.recipe(recipe.id)
+            #expect(synced.sync.state == .synced)
+            #expect(synced.sync.attempts == 0)
+            #expect(synced.sync.nextAttemptAt == nil)
+        }
+    }
+
+    @Test("8 transient failures: failed with attempts 8, exit 1, and no 9th request")
+    func eightAttemptsThenFailed() async throws {
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: status=500 rate=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("always 500")
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, baseDelay: .milliseconds(2), recorder: recorder)
+            #expect(summary.exitStatus == 1)
+            #expect(summary.failed == 1)
+            let failed = try home.recipe(recipe.id)
+            #expect(failed.sync.state == .failed)
+            #expect(failed.sync.attempts == 8)
+            #expect(failed.sync.lastError?.contains("8 attempts") == true)
+            #expect(failed.sync.leaseOwner == nil)
+            #expect(recorder.events(.retry).map(\.attempt) == [2, 3, 4, 5, 6, 7, 8])
+            #expect(recorder.events(.failed).count == 1)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(await server.requests(atLeast: 8).filter(\.isRecipePut).count == 8)
+            // A background run leaves a failed recipe alone.
+            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(server.requests().count == 8)
+        }
+    }
+
+    // MARK: Permanent answers
+
+    @Test("413 on the image: failed with the server's message, and its JSON never sent")
+    func imageTooLarge() async throws {
+        try await withSyncServer(faults: ["PUT /v1/images/*: status=413"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("too big", image: pngBytes(size: 8 * 1024, seed: 5))
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, recorder: recorder)
+            #expect(summary.exitStatus == 1)
+            let failed = try home.recipe(recipe.id)
+            #expect(failed.sync.state == .failed)
+            let error = try #require(failed.sync.lastError)
+            #expect(error.contains("413"))
+            #expect(error.contains("Fault injected by recipes-server"))
+            #expect(recorder.events(.failed).first?.error == error)
+            #expect(recorder.events(.failed).first?.step == .image)
+            let log = await server.requests(atLeast: 2)
+            #expect(log.filter(\.isImagePut).count == 1, "a permanent failure is not retried")
+            #expect(log.filter(\.isRecipePut).isEmpty, "the JSON must never be sent when its image failed")
+            #expect(home.mediaFiles.count == 1, "the image is not on the server: its copy stays")
+        }
+    }
+
+    @Test("409: failed once without looping; an explicit sync uploads revision server+1")
+    func conflict() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("conflict")  // revision 3
+            #expect(recipe.sync.revision == 3)
+            let identifier = recipe.uuid.uuidString.lowercased()
+            let newer = try JSONSerialization.data(withJSONObject: [
+                "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 5,
+                "name": "edited elsewhere",
+            ])
+            let put = try await server.send(HTTPRequest(
+                method: .put, url: "\(server.baseURL)/v1/recipes/\(identifier)",
+                body: .data(newer, contentType: "application/json")))
+            #expect(put.status == 201)
+
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, recorder: recorder)
+            #expect(summary.exitStatus == 1)
+            let failed = try home.recipe(recipe.id)
+            #expect(failed.sync.state == .failed)
+            #expect(failed.sync.lastError?.contains("5") == true)
+            #expect(await server.requests(atLeast: 2).filter(\.isRecipePut).count == 2, "exactly one PUT from the client")
+            #expect(recorder.events(.retry).isEmpty)
+
+            // Background sync leaves it failed.
+            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(server.requests().filter(\.isRecipePut).count == 2)
+
+            // The user chooses to overwrite.
+            #expect(try await home.sync(server, ids: [recipe.id]).exitStatus == 0)
+            let synced = try home.recipe(recipe.id)
+            #expect(synced.sync.state == .synced)
+            #expect(synced.sync.revision == 6)
+            #expect(synced.sync.syncedRevision == 6)
+            let document = try #require(try await server.recipe(recipe.uuid))
+            #expect(document["version"] as? Int == 6)
+            #expect(document["name"] as? String == "conflict")
+        }
+    }
+
+    // MARK: Network and credentials
+
+    @Test("unreachable: nothing is sent, offline reported and recorded, no attempt counted, exit 75; then done")
+    func unreachableThenReachable() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("offline", image: pngBytes(size: 4096, seed: 6))
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, probe: .constant(false), recorder: recorder)
+            #expect(summary.exitStatus == 75)
+            #expect(recorder.events.map(\.kind) == [.offline])
+            #expect(recorder.events.first?.id == recipe.id)
+            let offline = try home.recipe(recipe.id)
+            #expect(offline.sync.offlineSince != nil)
+            #expect(offline.sync.attempts == 0)
+            #expect(offline.sync.state == .pending)
+            #expect(offline.sync.leaseOwner == nil)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(server.requests().isEmpty)
+
+            #expect(try await home.sync(server, probe: .constant(true)).exitStatus == 0)
+            let synced = try home.recipe(recipe.id)
+            #expect(synced.sync.state == .synced)
+            #expect(synced.sync.offlineSince == nil)
+        }
+    }
+
+    @Test("refused credentials: exit 77, the run stops, recipes stay pending, no token in any event")
+    func refusedCredentials() async throws {
+        let serverToken = "server-token-Q7x9Lm2"
+        let clientToken = "client-token-Z3k8Pw5"
+        try await withSyncServer(token: serverToken) { server in
+            let home = try ClientHome()
+            var recipes: [Recipe] = []
+            for index in 0..<4 { recipes.append(try home.makeRecipe("token \(index)")) }
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, jobs: 1, token: clientToken, recorder: recorder)
+            #expect(summary.exitStatus == 77)
+            #expect(summary.credentialsRefused)
+            let log = await server.requests(atLeast: 1)
+            #expect(log.allSatisfy { $0.status == 401 || $0.status == nil })
+            #expect(log.count <= 2, "the run must stop after the refusal, not try every recipe")
+            let failed = recorder.events(.failed)
+            #expect(failed.count >= 1)
+            #expect(failed.first?.error?.contains("credentials") == true)
+            for event in recorder.events {
+                let text = "\(event)"
+                #expect(!text.contains(clientToken))
+                #expect(!text.contains(serverToken))
+            }
+            for recipe in recipes {
+                let stored = try home.recipe(recipe.id)
+                #expect(stored.sync.state == .pending)
+                #expect(stored.sync.attempts == 0)
+                #expect(stored.sync.leaseOwner == nil)
+                #expect(stored.sync.lastError?.contains(clientToken) != true)
+            }
+        }
+    }
+
+    // MARK: Cancellation and interruption
+
+    /// Starts a run whose image upload stalls and returns it once the whole image body is out (the server then
+    /// never answers, so the run can only end by aborting the transfer).
+    func startStalledUpload(
+        _ home: ClientHome, _ server: SyncServer, ids: [Int64]? = nil, leaseDuration: TimeInterval = 60,
+        recorder: EventRecorder
+    ) async throws -> (SyncRun, Task<SyncSummary, any Error>) {
+        let run = home.makeRun(server, ids: ids, leaseDuration: leaseDuration, recorder: recorder)
+        let task = Task { try await run.run() }
+        let bodySent = await recorder.wait {
+            $0.kind == .progress && $0.step == .image && $0.total != nil && $0.bytes == $0.total
+        }
+        try #require(bodySent != nil, "no progress event reported the whole image body sent")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(server.requests().filter(\.isImagePut).isEmpty, "the stalled PUT must not have been answered")
+        return (run, task)
+    }
+
+    @Test("recipes cancel from another process aborts a stalled upload within 2 s; the recipe is cancelled, files kept")
+    func cancelFromAnotherProcess() async throws {
+        try await withSyncServer(faults: ["PUT /v1/images/*: stall first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("cancel me", image: pngBytes(size: 64 * 1024, seed: 7))
+            let recorder = EventRecorder()
+            let (_, task) = try await startStalledUpload(home, server, recorder: recorder)
+
+            let otherProcess = try home.otherProcessView()
+            var summary = SyncSummary()
+            let took = try await elapsed {
+                let result = try otherProcess.requestCancel(id: recipe.id, now: Date(), isOwnerAlive: LeaseOwner.isAlive)
+                #expect(result == .cancelledInFlight(owner: LeaseOwner.current, processID: getpid()))
+                summary = try await task.value
+            }
+            #expect(took < .seconds(2))
+            #expect(summary.cancelled == 1)
+            #expect(summary.exitStatus == 75)
+            #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
+            let cancelled = try home.recipe(recipe.id)
+            #expect(cancelled.sync.state == .cancelled)
+            #expect(cancelled.sync.leaseOwner == nil)
+            #expect(!cancelled.sync.cancelRequested)
+            #expect(home.mediaFiles == [try #require(recipe.image?.localFileName)])
+            let log = server.requests()
+            #expect(log.filter(\.isRecipePut).isEmpty)
+
+            // Background sync leaves it alone ...
+            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(server.requests().count == log.count)
+            #expect(try home.recipe(recipe.id).sync.state == .cancelled)
+            // ... an explicit sync resumes it.
+            #expect(try await home.sync(server, ids: [recipe.id]).exitStatus == 0)
+            #expect(try home.recipe(recipe.id).sync.state == .synced)
+            #expect(home.mediaFiles.isEmpty)
+        }
+    }
+
+    @Test("interrupt (Ctrl-C) during a stalled upload ends the run within 2 s; the recipe stays pending, lease released")
+    func interruptKeepsPending() async throws {
+        try await withSyncServer(faults: ["PUT /v1/images/*: stall first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("interrupt me", image: pngBytes(size: 64 * 1024, seed: 8))
+            let recorder = EventRecorder()
+            let (run, task) = try await startStalledUpload(home, server, recorder: recorder)
+            var summary = SyncSummary()
+            let took = try await elapsed {
+                run.interrupt()
+                summary = try await task.value
+            }
+            #expect(took < .seconds(2))
+            #expect(summary.exitStatus == 75)
+            #expect(summary.failed == 0)
+            let stored = try home.recipe(recipe.id)
+            #expect(stored.sync.state == .pending)
+            #expect(stored.sync.leaseOwner == nil)
+            #expect(stored.sync.attempts == 0)
+            #expect(home.mediaFiles.count == 1)
+
+            // Still due for the next background run.
+            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try home.recipe(recipe.id).sync.state == .synced)
+        }
+    }
+
+    // MARK: Edits and deletions
+
+    @Test("an edit during the JSON upload: synced revision N, revision N+1 pending; the next run uploads N+1")
+    func editDuringUpload() async throws {
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: latency=800ms first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("before")
+            let revision = recipe.sync.revision
+            let recorder = EventRecorder()
+            let run = home.makeRun(server, recorder: recorder)
+            let task = Task { try await run.run() }
+            try #require(await recorder.wait { $0.kind == .start && $0.step == .recipe } != nil)
+            try await Task.sleep(for: .milliseconds(100))
+            try home.otherProcessView().apply(.title("after"), to: recipe.id)
+            _ = try await task.value
+
+            let edited = try home.recipe(recipe.id)
+            #expect(edited.sync.syncedRevision == revision)
+            #expect(edited.sync.revision == revision + 1)
+            #expect(edited.sync.state == .pending)
+            let uploaded = try #require(try await server.recipe(recipe.uuid))
+            #expect(uploaded["version"] as? Int == Int(revision))
+            #expect(uploaded["name"] as? String == "before")
+            #expect(home.outboxFiles.isEmpty)
+
+            #expect(try await home.sync(server).exitStatus == 0)
+            let synced = try home.recipe(recipe.id)
+            #expect(synced.sync.state == .synced)
+            #expect(synced.sync.syncedRevision == revision + 1)
+            let document = try #require(try await server.recipe(recipe.uuid))
+            #expect(document["version"] as? Int == Int(revision + 1))
+            #expect(document["name"] as? String == "after")
+        }
+    }
+
+    @Test("an edit during the upload leaves work waiting, so the run does not exit 0 (SyncSummary.waiting's doc)")
+    func editDuringUploadIsStillWaiting() async throws {
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: latency=800ms first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("before")
+            let recorder = EventRecorder()
+            let run = home.makeRun(server, recorder: recorder)
+            let task = Task { try await run.run() }
+            try #require(await recorder.wait { $0.kind == .start && $0.step == .recipe } != nil)
+            try await Task.sleep(for: .milliseconds(100))
+            try home.otherProcessView().apply(.title("after"), to: recipe.id)
+            let summary = try await task.value
+            #expect(try home.recipe(recipe.id).sync.state == .pending)
+            #expect(summary.waiting == 1)
+            #expect(summary.exitStatus == 75)
+        }
+    }
+
+    @Test("a synced recipe deleted locally is sent as DELETE and its row disappears")
+    func deleteSynced() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("to delete", image: pngBytes(size: 2048, seed: 10))
+            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try await server.recipe(recipe.uuid) != nil)
+            let before = await server.requests(atLeast: 3).count
+
+            try home.store.delete(recipe.id)
+            #expect(try home.recipe(recipe.id).sync.state == .deleting)
+            let recorder = EventRecorder()
+            #expect(try await home.sync(server, recorder: recorder).exitStatus == 0)
+            let log = Array(await server.requests(atLeast: before + 1).dropFirst(before))
+            #expect(log.map(\.method) == ["DELETE"])
+            #expect(log.first?.status == 204)
+            #expect(recorder.events(.done).first?.step == .delete)
+            #expect(try home.store.count() == 0)
+            #expect(throws: StoreError(.unknownRecipe(id: recipe.id))) { try home.store.recipe(id: recipe.id) }
+            #expect(try await server.recipe(recipe.uuid) == nil)
+            #expect(home.mediaFiles.isEmpty)
+        }
+    }
+
+    @Test("a never-synced recipe deleted locally is gone at once and nothing is sent")
+    func deleteNeverSynced() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("never sent", image: pngBytes(size: 2048, seed: 11))
+            try home.store.delete(recipe.id)
+            #expect(try home.store.count() == 0)
+            #expect(home.mediaFiles.isEmpty)
+            let recorder = EventRecorder()
+            #expect(try await home.sync(server, recorder: recorder).exitStatus == 0)
+            #expect(recorder.events.isEmpty)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(server.requests().isEmpty)
+        }
+    }
+}
