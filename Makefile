@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config cron sqlite3 python3 openssl curl bc time
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
-.PHONY: all deps migrations build client debug test tsan demo bench install clean
+.PHONY: all deps migrations build client demo-server debug test tsan demo bench install clean
 
 all: build
 
@@ -37,9 +37,14 @@ build: deps migrations
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes-server
 	@echo "binaries: $(BUILD)/release/recipes $(BUILD)/release/recipes-server"
 
-## client: the release `recipes` binary alone (what the demo of the editing half needs)
+## client: the release `recipes` binary alone
 client: deps migrations
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes
+
+## demo-server: a debug build of recipes-server for the demo (shares its build with `make test`; a release build of
+## its dependencies takes several times longer)
+demo-server: deps migrations
+	$(SWIFT) build --scratch-path $(BUILD) --product recipes-server
 
 debug: deps migrations
 	$(SWIFT) build --scratch-path $(BUILD)
@@ -53,8 +58,8 @@ test: deps migrations
 tsan: deps
 	$(SWIFT) test --scratch-path $(BUILD)-tsan --sanitize=thread --filter OperationEngineTests
 
-## demo: the main job end to end on its own, in temporary folders
-demo: client
+## demo: the main job end to end on its own: a local server on loopback, sample recipes, a sync you can watch
+demo: client demo-server
 	@BUILD=$(BUILD) ./scripts/demo.sh
 
 ## bench: release benchmarks; figures written to BENCHMARKS.md with the machine and date

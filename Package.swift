@@ -6,6 +6,7 @@
 //   RecipeStore         SQLite through GRDB: migrations, edits, sync bookkeeping, media copies
 //   OperationEngine     generic operations, conditions, exclusivity, observers, retry, queue
 //   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
+//   RecipeSync          the sync engine: per-recipe chains (image, then JSON) on the engine, leases, cancellation
 //   CEditLine           libedit for the interactive REPL
 //   RecipesCommandLine  the `recipes` commands and the REPL (executable: recipes)
 //   ReferenceServer     the HTTP contract's reference server (executable: recipes-server)
@@ -75,6 +76,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Sync
+        .target(
+            name: "RecipeSync",
+            dependencies: ["RecipeModels", "RecipeStore", "OperationEngine", "Transport"],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Command line
         .systemLibrary(
             name: "CEditLine",
@@ -86,6 +94,8 @@ let package = Package(
             dependencies: [
                 "RecipeModels",
                 "RecipeStore",
+                "RecipeSync",
+                "Transport",
                 "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -164,6 +174,23 @@ let package = Package(
             dependencies: [
                 "ReferenceServer", "RecipesServerExecutable", .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RecipeSyncTests",
+            dependencies: [
+                "RecipeSync", "RecipeStore", "RecipeModels", "OperationEngine", "Transport", "ReferenceServer",
+                "RecipesTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SyncEndToEndTests",
+            dependencies: [
+                "RecipesExecutable", "RecipesServerExecutable", "RecipesTestSupport", "RecipeStore", "RecipeModels",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

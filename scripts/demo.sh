@@ -1,23 +1,73 @@
 #!/usr/bin/env bash
-# `make demo`: the editing half of recipes end to end, in a temporary home that is removed afterwards.
+# `make demo`: recipes end to end on its own — a local reference server on loopback with a temporary data folder,
+# sample recipes with images in a temporary home, a sync you can watch, the status, one recipe read back from the
+# server. Everything is removed afterwards and the server is stopped, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-.build}
 recipes="$PWD/$BUILD/release/recipes"
-home=$(mktemp -d /tmp/recipes-demo.XXXXXX)
-trap 'rm -rf "$home"' EXIT
+server="$PWD/$BUILD/debug/recipes-server"
+work=$(mktemp -d /tmp/recipes-demo.XXXXXX)
+home="$work/home"
+server_pid=""
+cleanup() {
+    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
 # Bold headings on a terminal, plain text otherwise or when NO_COLOR is set.
 if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold="" plain=""; fi
 step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 
+step "Starting recipes-server on a free loopback port (data in $work/server)"
+# Two faults make the run worth watching: every image upload is slowed to take a second, and the first recipe upload
+# is refused once with 503 and Retry-After: 1, which the client waits out and retries.
+"$server" --data "$work/server" --port 0 --token demo-token --request-log "$work/requests.log" \
+    --fault 'PUT /v1/images/*: latency=1s' \
+    --fault 'PUT /v1/recipes/*: status=503 retry-after=1 first=1' > "$work/server.out" 2>"$work/server.err" &
+server_pid=$!
+for _ in $(seq 100); do
+    url=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/server.out" | head -1 || true)
+    [ -n "$url" ] && break
+    sleep 0.1
+done
+[ -n "$url" ] || { echo "recipes-server did not start:"; cat "$work/server.err"; exit 1; }
+echo "listening on $url"
+
 step "A fresh home: $home"
+"$recipes" config set server.url "$url" --home "$home"
+printf 'demo-token\n' | "$recipes" config set server.token - --home "$home"
+"$recipes" config show --home "$home"
+
 step "Creating sample recipes with images (demo/recipes.txt piped into \`recipes edit\`)"
 "$recipes" edit --home "$home" < demo/recipes.txt
-step "recipes list"
 "$recipes" list --home "$home"
-step "recipes show 1"
-"$recipes" show 1 --home "$home"
-step "recipes status"
+
+step "recipes status (before the sync)"
 "$recipes" status --home "$home"
-step "What the home holds"
-(cd "$home" && find . -type f | sort)
+
+step "recipes sync — images first, then each recipe's JSON; the 503 is retried after its Retry-After"
+status=0
+"$recipes" sync --home "$home" || status=$?
+echo "exit status $status"
+
+step "recipes status (after the sync)"
+"$recipes" status --home "$home"
+
+step "Recipe 1 read back from the server"
+uuid=$("$recipes" status 1 --json --home "$home" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["uuid"])')
+curl -s -H 'Authorization: Bearer demo-token' "$url/v1/recipes/$uuid" | python3 -m json.tool
+
+step "An edit: a new title for recipe 2, then sync again (its image is on the server: only the JSON goes)"
+printf 'title 2 "Country sourdough"\n' | "$recipes" edit --home "$home"
+"$recipes" sync --home "$home" || true
+
+step "What the server saw (its request log: method, path, status)"
+python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    print(f"{r[\"method\"]:6} {r[\"path\"]:80} {r[\"status\"]}")' "$work/requests.log"
+
+step "The home after the sync: no temporary files left in media/ and outbox/"
+(cd "$home" && find . -type f ! -name '.lock' | sort)

@@ -49,7 +49,8 @@ public struct RecipesHome: Sendable, Equatable {
     /// Creates the home and its folders when missing (mode 0700 for the home).
     public func createDirectories() throws(StoreError) {
         try Self.makeDirectory(url.path, mode: 0o700)
-        for sub in [mediaURL, outboxURL, logsURL] { try Self.makeDirectory(sub.path, mode: 0o755) }
+        for sub in [mediaURL, outboxURL] { try Self.makeDirectory(sub.path, mode: 0o755) }
+        try Self.makeDirectory(logsURL.path, mode: 0o700)  // what background runs did, for this user only
     }
 
     /// `mkdir -p` with a message that names the path and the reason (`errno`), and what to do.

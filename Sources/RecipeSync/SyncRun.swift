@@ -359,8 +359,13 @@ public final class SyncRun: Sendable {
                 let delay = deferral.retryAfter.map(Self.seconds) ?? 0
                 let message = Self.describe(deferral.error)
                 result = .retryLater(at: now.addingTimeInterval(delay), attempts: deferral.attempts, error: message)
+                // A `retry` for the attempt to come, then `skipped`: the chain ends here, the wait is left to a later run.
+                emit(makeEvent(
+                    .retry, claim, step: step, attempt: deferral.attempts + 1, delay: delay, error: message, now: now))
                 event = makeEvent(
-                    .retry, claim, step: step, attempt: deferral.attempts + 1, delay: delay, error: message, now: now)
+                    .skipped, claim, step: step, delay: delay,
+                    error: "next attempt in \(Int(delay.rounded())) s, later than --max-wait; left for a later run",
+                    now: now)
             }
             tally.withLock { $0.waiting += 1 }
         }
@@ -405,16 +410,17 @@ public final class SyncRun: Sendable {
         tally.withLock { $0.waiting += 1 }
     }
 
-    /// Reports the explicitly requested recipes the server already has.
+    /// Reports the explicitly requested recipes the server already has: done, with nothing sent.
     func reportAlreadySynced(ids: [Int64], batch: ClaimBatch) {
         let handled = Set(batch.claims.map(\.recipe.id)).union(batch.busy.map(\.id))
         let rest = Array(Set(ids).subtracting(handled)).sorted()
         guard !rest.isEmpty, let recipes = try? store.recipes(ids: rest) else { return }
         for recipe in recipes {
             emit(SyncEvent(
-                .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
-                error: "already on the server", time: settings.now()))
+                .done, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                time: settings.now()))
         }
+        tally.withLock { $0.done += recipes.count }
     }
 
     /// Reports the recipes waiting for a later retry (not due now); they count as still waiting.

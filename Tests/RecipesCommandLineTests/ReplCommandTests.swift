@@ -24,6 +24,9 @@ struct ReplCommandTests {
         #expect(try parse("delete", "3") == .delete(id: 3))
         #expect(try parse("status") == .status(ids: []))
         #expect(try parse("status", "1", "2") == .status(ids: [1, 2]))
+        #expect(try parse("sync") == .sync(ids: []))
+        #expect(try parse("sync", "3", "1") == .sync(ids: [3, 1]))
+        #expect(try parse("cancel", "2") == .cancel(id: 2))
         #expect(try parse("help") == .help(topic: nil))
         #expect(try parse("help", "step") == .help(topic: "step"))
         #expect(try parse("quit") == .quit)
@@ -32,7 +35,9 @@ struct ReplCommandTests {
 
     @Test("bad input is refused with a message naming the problem", arguments: [
         (["frobnicate"], "unknown command \"frobnicate\""),
-        (["sync"], "unknown command \"sync\""),
+        (["sync", "x"], "\"x\" is not a recipe id"),
+        (["cancel"], "usage: cancel <id>"),
+        (["cancel", "1", "2"], "usage: cancel <id>"),
         (["new"], "usage: new <title>"),
         (["show"], "usage: show <id>"),
         (["show", "1", "2"], "usage: show <id>"),

@@ -1,7 +1,7 @@
 /// Writes JSON text directly: objects with keys in a fixed order, strings escaped per RFC 8259.
 ///
 /// `recipes status --json` over thousands of recipes spends most of its time in `JSONEncoder`; the values here
-/// are only strings, integers, nulls, arrays and objects, so writing them out is simple and several times faster.
+/// are only strings, numbers, nulls, arrays and objects, so writing them out is simple and several times faster.
 struct JSONWriter {
     /// The JSON text written so far.
     private(set) var text = ""
@@ -10,11 +10,20 @@ struct JSONWriter {
     enum Value {
         case string(String?)
         case integer(Int64?)
+        /// A number written in its shortest exact form (`2.4`, `1e-05`); infinities and NaN, which JSON cannot
+        /// hold, are written as `null`.
+        case double(Double?)
         case raw(String)
     }
 
     /// Appends `{"key":value,…}` with the pairs in the given order.
     mutating func object(_ pairs: KeyValuePairs<String, Value>) {
+        object(ordered: pairs)
+    }
+
+    /// Appends `{"key":value,…}` with the pairs in the given order; for objects whose keys vary (keys left out
+    /// where a value is absent), built as an array.
+    mutating func object(ordered pairs: some Sequence<(key: String, value: Value)>) {
         text.append("{")
         var first = true
         for (key, value) in pairs {
@@ -25,7 +34,8 @@ struct JSONWriter {
             switch value {
             case .string(let string?): appendString(string)
             case .integer(let number?): text.append(String(number))
-            case .string(nil), .integer(nil): text.append("null")
+            case .double(let number?) where number.isFinite: text.append(String(number))
+            case .string(nil), .integer(nil), .double: text.append("null")
             case .raw(let json): text.append(json)
             }
         }

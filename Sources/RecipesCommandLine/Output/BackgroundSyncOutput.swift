@@ -1,0 +1,50 @@
+import Foundation
+import RecipeModels
+import Synchronization
+
+/// `recipes sync --background`, what cron runs: nothing on stdout, one timestamped line per event (progress left
+/// out) appended to `logs/sync.log`, and on stderr — which cron mails — only what needs a person: `failed` events
+/// and a refusal of the credentials. Offline, backoff and busy recipes are routine and only logged.
+///
+/// Lines read `2026-11-20T10:00:00.123Z [4242] #3 Tomato soup: done (revision 4 on the server)`, the process id
+/// telling concurrent runs apart. A run that had nothing to do leaves no line, so a cron job every few minutes
+/// does not fill the log with `nothing to upload`.
+final class BackgroundSyncOutput: SyncOutput {
+    private let log: SyncLog
+    private let console: any Console
+    private let clock: @Sendable () -> Date
+    private let processID: Int32
+    /// Whether any event was logged; held while writing to stderr, so that lines stay whole.
+    private let logged = Mutex(false)
+
+    /// Creates the output; `clock` (the time of the summary line) is replaceable for tests.
+    init(
+        log: SyncLog, console: any Console, clock: @escaping @Sendable () -> Date = { Date() },
+        processID: Int32 = ProcessInfo.processInfo.processIdentifier
+    ) {
+        self.log = log
+        self.console = console
+        self.clock = clock
+        self.processID = processID
+    }
+
+    func emit(_ event: SyncEvent) {
+        guard event.kind != .progress else { return }
+        let line = SyncEventText.line(event)
+        log.append(stamp(event.time) + line)
+        logged.withLock { logged in
+            logged = true
+            if event.kind == .failed { console.err("recipes: " + line + "\n") }
+        }
+    }
+
+    func finish(_ summary: SyncSummary) {
+        let anything = logged.withLock { $0 }
+        if anything || summary != SyncSummary() {
+            log.append(stamp(clock()) + SyncEventText.summary(summary))
+        }
+        if summary.credentialsRefused { console.err(SyncEventText.credentialsRefused) }
+    }
+
+    private func stamp(_ time: Date) -> String { "\(EventTimestamp.string(time)) [\(processID)] " }
+}

@@ -1,0 +1,57 @@
+import RecipeModels
+import Synchronization
+
+/// `recipes sync --json`: one JSON object per line on stdout, for programs.
+///
+/// Each event line has the keys `event`, `id`, `uuid` (lowercase), `title`, then `step`, `revision`, `bytes`,
+/// `total`, `attempt`, `delay` and `error` only where they apply, and `time` (ISO 8601 UTC, milliseconds).
+/// `finish` writes `{"event":"summary","done":N,"failed":N,"cancelled":N,"waiting":N,"exitStatus":N}`.
+final class JSONSyncOutput: SyncOutput {
+    private let console: any Console
+    /// Held while writing, so that lines from concurrent uploads never interleave.
+    private let writing = Mutex(())
+
+    init(console: any Console) {
+        self.console = console
+    }
+
+    func emit(_ event: SyncEvent) {
+        let line = Self.line(event) + "\n"
+        writing.withLock { _ in console.out(line) }
+    }
+
+    func finish(_ summary: SyncSummary) {
+        let line = Self.line(summary) + "\n"
+        writing.withLock { _ in console.out(line) }
+    }
+
+    /// The JSON object of one event, without the newline.
+    static func line(_ event: SyncEvent) -> String {
+        var pairs: [(key: String, value: JSONWriter.Value)] = [
+            ("event", .string(event.kind.rawValue)), ("id", .integer(event.id)),
+            ("uuid", .string(event.uuid.uuidString.lowercased())), ("title", .string(event.title)),
+        ]
+        if let step = event.step { pairs.append(("step", .string(step.rawValue))) }
+        if let revision = event.revision { pairs.append(("revision", .integer(revision))) }
+        if let bytes = event.bytes { pairs.append(("bytes", .integer(bytes))) }
+        if let total = event.total { pairs.append(("total", .integer(total))) }
+        if let attempt = event.attempt { pairs.append(("attempt", .integer(Int64(attempt)))) }
+        if let delay = event.delay { pairs.append(("delay", .double((delay * 1000).rounded() / 1000))) }
+        if let error = event.error { pairs.append(("error", .string(error))) }
+        pairs.append(("time", .string(EventTimestamp.string(event.time))))
+        var writer = JSONWriter()
+        writer.object(ordered: pairs)
+        return writer.text
+    }
+
+    /// The final summary object, without the newline.
+    static func line(_ summary: SyncSummary) -> String {
+        var writer = JSONWriter()
+        writer.object([
+            "event": .string("summary"), "done": .integer(Int64(summary.done)),
+            "failed": .integer(Int64(summary.failed)), "cancelled": .integer(Int64(summary.cancelled)),
+            "waiting": .integer(Int64(summary.waiting)), "exitStatus": .integer(Int64(summary.exitStatus)),
+        ])
+        return writer.text
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import RecipeModels
+
+/// Sync events and summaries as one human-readable, grep-friendly line each, shared by the plain output, the
+/// permanent lines of the terminal output and `logs/sync.log`.
+///
+/// Every line starts `#<id> <title>: ` so that `grep '^#3 '` finds one recipe's story; titles and error messages
+/// are cleaned of control characters first.
+enum SyncEventText {
+    /// `#3 Tomato soup: image: uploading 256.0 KiB (attempt 1)` and the like.
+    static func line(_ event: SyncEvent) -> String { prefix(event) + message(event) }
+
+    /// `#3 Tomato soup: ` — the recipe the line is about.
+    static func prefix(_ event: SyncEvent) -> String {
+        let title = TerminalText.clean(event.title)
+        return title.allSatisfy(\.isWhitespace) ? "#\(event.id): " : "#\(event.id) \(title): "
+    }
+
+    /// What happened, after the prefix.
+    static func message(_ event: SyncEvent) -> String {
+        let step = event.step.map { "\($0.rawValue): " } ?? ""
+        let error = event.error.map(TerminalText.clean)
+        switch event.kind {
+        case .start:
+            return step + started(event)
+        case .progress:
+            return step + progress(bytes: event.bytes ?? 0, total: event.total)
+        case .retry:
+            var text = step + "retry"
+            if let delay = event.delay { text += " in " + DurationFormat.describe(delay) }
+            if let error { text += " after " + error }
+            return text
+        case .done:
+            if event.step == .delete { return "done (deleted on the server)" }
+            if let revision = event.revision { return "done (revision \(revision) on the server)" }
+            return "done"
+        case .failed:
+            return "failed: " + (error ?? "gave up")
+        case .cancelled:
+            return "cancelled" + (error.map { ": " + $0 } ?? "")
+        case .offline:
+            let again = event.delay.map { "; checking again in " + DurationFormat.describe($0) } ?? ""
+            return "offline: " + (error ?? "the server cannot be reached; nothing was sent") + again
+        case .skipped:
+            if let error { return "skipped: " + error }
+            if let delay = event.delay { return "skipped: next attempt in " + DurationFormat.describe(delay) }
+            return "skipped: not due"
+        }
+    }
+
+    /// `uploading 256.0 KiB (attempt 1)`, `uploading revision 4, 1.2 KiB (attempt 2)`, `deleting on the server …`.
+    private static func started(_ event: SyncEvent) -> String {
+        let attempt = event.attempt.map { " (attempt \($0))" } ?? ""
+        if event.step == .delete { return "deleting on the server" + attempt }
+        var details: [String] = []
+        if event.step == .recipe, let revision = event.revision { details.append("revision \(revision)") }
+        if let total = event.total { details.append(ByteFormat.describe(total)) }
+        let verb = event.step == nil ? "starting" : "uploading"
+        return verb + (details.isEmpty ? "" : " " + details.joined(separator: ", ")) + attempt
+    }
+
+    /// `50% (128.0 KiB of 256.0 KiB)`, or `128.0 KiB sent` when the total is unknown.
+    static func progress(bytes: Int64, total: Int64?) -> String {
+        guard let total else { return "\(ByteFormat.describe(bytes)) sent" }
+        return "\(percent(bytes, of: total))% (\(ByteFormat.describe(bytes)) of \(ByteFormat.describe(total)))"
+    }
+
+    /// Whole percent of `bytes` in `total`, rounded down and kept within 0…100 (an empty body is 100%).
+    static func percent(_ bytes: Int64, of total: Int64) -> Int {
+        guard total > 0 else { return 100 }
+        let clamped = min(max(bytes, 0), total)
+        return Int(Double(clamped) * 100 / Double(total))
+    }
+
+    /// `sync: 3 done, 1 failed, 2 waiting`, or `sync: nothing to upload` when nothing happened.
+    static func summary(_ summary: SyncSummary) -> String {
+        var parts: [String] = []
+        if summary.done > 0 { parts.append("\(summary.done) done") }
+        if summary.failed > 0 { parts.append("\(summary.failed) failed") }
+        if summary.cancelled > 0 { parts.append("\(summary.cancelled) cancelled") }
+        if summary.waiting > 0 { parts.append("\(summary.waiting) waiting") }
+        if summary.credentialsRefused {
+            let counts = parts.isEmpty ? "" : parts.joined(separator: ", ") + "; "
+            return "sync: " + counts + "stopped: the server refused the credentials (" + credentialsHint + ")"
+        }
+        return parts.isEmpty ? "sync: nothing to upload" : "sync: " + parts.joined(separator: ", ")
+    }
+
+    /// What to do when the server refuses the credentials.
+    static let credentialsHint = "set a valid token with `recipes config set server.token TOKEN` or RECIPES_TOKEN"
+
+    /// The stderr line of a background run the server refused (what cron mails).
+    static let credentialsRefused = "recipes: sync: the server refused the credentials; \(credentialsHint)\n"
+}

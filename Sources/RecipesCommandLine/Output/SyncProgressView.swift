@@ -1,0 +1,279 @@
+import Foundation
+import RecipeModels
+
+/// Bytes sent over the last few seconds, for a transfer rate that follows changes and falls to zero in a stall.
+struct RateMeter {
+    /// How far back the rate looks.
+    static let window: TimeInterval = 3
+    /// A rate over less than this is noise, and not shown.
+    static let shortestSpan: TimeInterval = 0.5
+
+    /// When measuring began (a rate never averages over time before it).
+    private(set) var since: Date
+    /// Bytes sent and when, oldest first, none older than `window` before the latest.
+    private var samples: [(time: Date, bytes: Int64)] = []
+
+    /// Creates a meter that starts measuring at `since`.
+    init(since: Date) {
+        self.since = since
+    }
+
+    /// Counts `bytes` sent at `time`.
+    mutating func record(_ bytes: Int64, at time: Date) {
+        guard bytes > 0 else { return }
+        samples.append((time, bytes))
+        let horizon = time.addingTimeInterval(-Self.window)
+        if let keep = samples.firstIndex(where: { $0.time > horizon }) {
+            samples.removeFirst(keep)
+        } else {
+            samples.removeAll()
+        }
+    }
+
+    /// Bytes per second over the window ending at `now`, or nil when measuring began too recently to tell.
+    func rate(at now: Date) -> Double? {
+        let span = min(Self.window, now.timeIntervalSince(since))
+        guard span >= Self.shortestSpan else { return nil }
+        let horizon = now.addingTimeInterval(-Self.window)
+        let sent = samples.reduce(Int64(0)) { $1.time > horizon ? $0 + $1.bytes : $0 }
+        return Double(sent) / span
+    }
+}
+
+/// What the live display knows about a run: the recipes uploading now, in the order they started, and how the
+/// others ended. Built only from events, so it can be tested without a terminal or a clock.
+struct SyncProgressState {
+    /// One recipe being uploaded (or waiting to retry within the run).
+    struct Upload {
+        var id: Int64
+        /// The title, cleaned of control characters.
+        var title: String
+        var step: SyncEvent.Step?
+        /// The revision the chain uploads.
+        var revision: Int64?
+        /// Bytes of the current step's body sent so far.
+        var bytes: Int64 = 0
+        var total: Int64?
+        var attempt: Int?
+        /// When a transient failure is retried, while waiting for it.
+        var retryAt: Date?
+        /// Why it is being retried, cleaned.
+        var retryError: String?
+        /// Whether the wait is for the network to come back (an `offline` event with a delay), not for a retry.
+        var offline = false
+        var meter: RateMeter
+    }
+
+    /// Recipes being uploaded, in the order they started.
+    private(set) var uploads: [Upload] = []
+    /// How each recipe that is no longer uploading ended.
+    private(set) var outcomes: [Int64: SyncEvent.Kind] = [:]
+    /// Every recipe the run has mentioned.
+    private(set) var seen: Set<Int64> = []
+    /// Bytes sent by the whole run.
+    private(set) var overall: RateMeter?
+
+    /// Applies `event`; returns true when it ends the recipe's part in the run (done, failed, cancelled, skipped,
+    /// offline without a delay), which leaves a permanent line.
+    @discardableResult
+    mutating func apply(_ event: SyncEvent) -> Bool {
+        seen.insert(event.id)
+        if overall == nil { overall = RateMeter(since: event.time) }
+        switch event.kind {
+        case .start:
+            outcomes[event.id] = nil
+            update(event) { upload in
+                upload.step = event.step ?? upload.step
+                upload.revision = event.revision ?? upload.revision
+                upload.bytes = event.bytes ?? 0
+                upload.total = event.total
+                upload.attempt = event.attempt ?? upload.attempt
+                upload.retryAt = nil
+                upload.retryError = nil
+                upload.offline = false
+            }
+            return false
+        case .progress:
+            let bytes = event.bytes ?? 0
+            var sent: Int64 = 0
+            update(event) { upload in
+                sent = bytes >= upload.bytes ? bytes - upload.bytes : bytes
+                upload.bytes = bytes
+                upload.total = event.total ?? upload.total
+                upload.step = event.step ?? upload.step
+                upload.retryAt = nil
+                upload.retryError = nil
+                upload.offline = false
+                upload.meter.record(sent, at: event.time)
+            }
+            overall?.record(sent, at: event.time)
+            return false
+        case .retry:
+            wait(event)
+            return false
+        case .offline where event.delay != nil:
+            wait(event)  // waiting for the network within the run; an `offline` without a delay ends the recipe
+            return false
+        case .done, .failed, .cancelled, .offline, .skipped:
+            uploads.removeAll { $0.id == event.id }
+            outcomes[event.id] = event.kind
+            return true
+        }
+    }
+
+    /// Puts the recipe's upload into a wait within the run: for a retry, or for the network to come back.
+    private mutating func wait(_ event: SyncEvent) {
+        update(event) { upload in
+            upload.step = event.step ?? upload.step
+            upload.attempt = event.attempt ?? upload.attempt
+            upload.retryAt = event.time.addingTimeInterval(max(0, event.delay ?? 0))
+            upload.retryError = event.error.map(TerminalText.clean)
+            upload.offline = event.kind == .offline
+        }
+    }
+
+    /// Runs `change` on the recipe's upload, adding it first when the run had not started it.
+    private mutating func update(_ event: SyncEvent, _ change: (inout Upload) -> Void) {
+        if let index = uploads.firstIndex(where: { $0.id == event.id }) {
+            change(&uploads[index])
+        } else {
+            var upload = Upload(
+                id: event.id, title: TerminalText.clean(event.title), meter: RateMeter(since: event.time))
+            change(&upload)
+            uploads.append(upload)
+        }
+    }
+
+    /// Recipes that ended in `kinds`.
+    func count(_ kinds: SyncEvent.Kind...) -> Int { outcomes.values.count(where: { kinds.contains($0) }) }
+}
+
+/// The live area of the terminal output as rows of text: one per recipe uploading, then the overall row.
+///
+/// A pure function of the state, the present moment and the width, so every layout is testable; no row is wider
+/// than `columns - 1` (the last column is left free: writing into it makes some terminals wrap).
+enum SyncProgressView {
+    /// The step column's width (`recipe`, `delete`, `image`).
+    private static let stepWidth = 6
+    /// The title column is at most a quarter of the width, but never cut below this many columns.
+    private static let shortestTitle = 10
+    /// The progress bar's narrowest and widest (brackets included).
+    private static let shortestBar = 8, longestBar = 32
+
+    /// The rows for `state` at `now` on a terminal `columns` wide, at most `maxRows` of them (the overall row
+    /// always among them; recipes that do not fit are counted in an `… and N more` row).
+    static func render(_ state: SyncProgressState, now: Date, columns: Int, maxRows: Int = 24) -> [String] {
+        let usable = max(1, columns - 1)
+        let maxRows = max(2, maxRows)
+        var uploads = state.uploads
+        var hidden = 0
+        if uploads.count > maxRows - 1 {
+            hidden = uploads.count - (maxRows - 2)
+            uploads = Array(uploads.prefix(maxRows - 2))
+        }
+        let widest = uploads.map { TerminalText.width($0.title) }.max() ?? 0
+        let titleColumn = min(widest, max(shortestTitle, usable / 4))
+        let sizesColumn = uploads.map { sizesText($0).map(TerminalText.width) ?? 0 }.max() ?? 0
+        var rows = uploads.map {
+            row($0, now: now, usable: usable, titleColumn: titleColumn, sizesColumn: sizesColumn)
+        }
+        if hidden > 0 { rows.append(TerminalText.truncate("… and \(hidden) more uploading", to: usable)) }
+        rows.append(overallRow(state, now: now, usable: usable))
+        return rows
+    }
+
+    /// `Tomato soup  image   [######------]  50%  128.0 KiB / 256.0 KiB   64.0 KiB/s  attempt 2`: the title in
+    /// its column (the same for every row), the bar in what is left (8 to 32 columns); fields are dropped from the
+    /// right, then the bar, until the row fits, and what still does not (a long retry reason) is cut.
+    static func row(
+        _ upload: SyncProgressState.Upload, now: Date, usable: Int, titleColumn: Int, sizesColumn: Int
+    ) -> String {
+        let step = (upload.step?.rawValue ?? "").padding(toLength: stepWidth, withPad: " ", startingAt: 0)
+        let attempt = (upload.attempt ?? 1) > 1 ? "attempt \(upload.attempt ?? 1)" : nil
+        var fraction: Double?
+        var candidates: [(bar: Bool, fields: [String?])]
+        if let retryAt = upload.retryAt {
+            let wait = retryAt.timeIntervalSince(now)
+            var text: String
+            if upload.offline {
+                text = wait > 0 ? "offline, checking again in \(DurationFormat.describe(wait))" : "offline, checking"
+                if let error = upload.retryError { text += ": " + error }
+            } else {
+                text = wait > 0 ? "retry in \(DurationFormat.describe(wait))" : "retrying"
+                if let error = upload.retryError { text += " after " + error }
+            }
+            candidates = [(false, [text])]
+        } else if upload.step == .delete {
+            candidates = [(false, ["deleting", attempt]), (false, ["deleting"])]
+        } else if let total = upload.total {
+            fraction = total > 0 ? Double(min(max(upload.bytes, 0), total)) / Double(total) : 1
+            let percent = TerminalText.padLeft("\(SyncEventText.percent(upload.bytes, of: total))%", to: 4)
+            let sizes = sizesText(upload).map { TerminalText.padLeft($0, to: sizesColumn) }
+            let rate = upload.meter.rate(at: now).map { TerminalText.padLeft(ByteFormat.rate($0), to: 11) }
+            candidates = [
+                (true, [percent, sizes, rate, attempt]), (true, [percent, sizes, attempt]), (true, [percent, attempt]),
+                (true, [percent]), (false, [percent, attempt]), (false, [percent]),
+            ]
+        } else if upload.bytes > 0 {
+            let sent = sizesText(upload)
+            let rate = upload.meter.rate(at: now).map(ByteFormat.rate)
+            candidates = [(false, [sent, rate, attempt]), (false, [sent, attempt]), (false, [sent])]
+        } else {
+            let revision = upload.step == .recipe ? upload.revision.map { " revision \($0)" } ?? "" : ""
+            candidates = [(false, ["uploading" + revision, attempt]), (false, ["uploading", attempt])]
+        }
+        let room = usable - titleColumn - stepWidth - 4
+        var chosen: (bar: Int, body: String)?
+        for candidate in candidates {
+            let body = candidate.fields.compactMap { $0 }.joined(separator: "  ")
+            let width = TerminalText.width(body)
+            if candidate.bar {
+                let bar = min(longestBar, room - width - 1)  // 1: the space between the bar and the percentage
+                if bar >= shortestBar {
+                    chosen = (bar, body)
+                    break
+                }
+            } else if width <= room {
+                chosen = (0, body)
+                break
+            }
+        }
+        let layout = chosen ?? (0, candidates.last?.fields.compactMap { $0 }.joined(separator: "  ") ?? "")
+        var line = TerminalText.fit(upload.title, to: titleColumn) + "  " + step + "  "
+        if layout.bar > 0, let fraction { line += bar(fraction, width: layout.bar) + " " }
+        line += layout.body
+        while line.last == " " { line.removeLast() }
+        return TerminalText.truncate(line, to: usable)
+    }
+
+    /// `128.0 KiB / 256.0 KiB`, or `128.0 KiB sent` when the total is unknown; nil for a deletion, a wait, or
+    /// a body of unknown size not started yet.
+    private static func sizesText(_ upload: SyncProgressState.Upload) -> String? {
+        if upload.step == .delete || upload.retryAt != nil || (upload.total == nil && upload.bytes <= 0) { return nil }
+        guard let total = upload.total else { return "\(ByteFormat.describe(upload.bytes)) sent" }
+        return "\(ByteFormat.describe(upload.bytes)) / \(ByteFormat.describe(total))"
+    }
+
+    /// `[#####-----]`, `width` columns in all.
+    static func bar(_ fraction: Double, width: Int) -> String {
+        let inner = max(1, width - 2)
+        let filled = min(inner, max(0, Int((fraction * Double(inner)).rounded(.down))))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: inner - filled) + "]"
+    }
+
+    /// `3 of 10 recipes done · 1 failed · 2 waiting · 1.2 MiB/s`.
+    static func overallRow(_ state: SyncProgressState, now: Date, usable: Int) -> String {
+        let done = state.count(.done), all = state.seen.count
+        var rest: [String] = []
+        let failed = state.count(.failed), cancelled = state.count(.cancelled)
+        let waiting = state.count(.offline, .skipped)
+        if failed > 0 { rest.append("\(failed) failed") }
+        if cancelled > 0 { rest.append("\(cancelled) cancelled") }
+        if waiting > 0 { rest.append("\(waiting) waiting") }
+        if !state.uploads.isEmpty, let rate = state.overall?.rate(at: now) { rest.append(ByteFormat.rate(rate)) }
+        let long = (["\(done) of \(all) \(all == 1 ? "recipe" : "recipes") done"] + rest).joined(separator: " · ")
+        if TerminalText.width(long) <= usable { return long }
+        let short = (["\(done)/\(all) done"] + rest).joined(separator: " · ")
+        return TerminalText.truncate(short, to: usable)
+    }
+}
