@@ -67,7 +67,7 @@ python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    print(f"{r[\"method\"]:6} {r[\"path\"]:80} {r[\"status\"]}")' "$work/requests.log"
+    print("%-6s %-80s %s" % (r["method"], r["path"], r["status"]))' "$work/requests.log"
 
 step "The home after the sync: no temporary files left in media/ and outbox/"
 (cd "$home" && find . -type f ! -name '.lock' | sort)
