@@ -11,10 +11,14 @@ public struct RecipesCommand: AsyncParsableCommand {
         abstract: "Edit recipe drafts offline and keep them safe in SQLite.",
         discussion: """
             State lives in $RECIPES_HOME, else ${XDG_DATA_HOME:-~/.local/share}/recipes; --home DIR overrides both.
-            Exit status: 0 success, 1 failure, 64 usage error.
+            Exit status: 0 success, 1 failure, 64 usage error; `recipes sync` also 75 (work still waiting) and
+            77 (the server refused the credentials).
             """,
         version: version,
-        subcommands: [EditCommand.self, ListCommand.self, ShowCommand.self, StatusCommand.self, ConfigCommand.self]
+        subcommands: [
+            EditCommand.self, ListCommand.self, ShowCommand.self, StatusCommand.self, SyncCommand.self,
+            CancelCommand.self, CronCommand.self, ConfigCommand.self,
+        ]
     )
 
     /// `--home DIR` given before the subcommand.
