@@ -68,6 +68,15 @@ public struct SyncInfo: Sendable, Equatable {
         }
     }
 
+    /// The same bookkeeping without its lease when `isOwnerAlive` says the owner's process is gone.
+    public func droppingLease(unless isOwnerAlive: (String) -> Bool) -> SyncInfo {
+        guard let owner = leaseOwner, !isOwnerAlive(owner) else { return self }
+        var copy = self
+        copy.leaseOwner = nil
+        copy.leaseExpiresAt = nil
+        return copy
+    }
+
     /// The process id in the lease owner (`pid:start`), when a lease is recorded.
     public var leaseProcessID: Int32? {
         guard let owner = leaseOwner, let pid = owner.split(separator: ":").first else { return nil }

@@ -293,12 +293,15 @@ extension RecipeStore {
         }
     }
 
-    /// Persists a failed attempt that will be retried within this run (so that `kill -9` keeps the count).
+    /// Persists a failed attempt that will be retried within this run (so that `kill -9` keeps the count): the
+    /// recipe is `waiting` until its next attempt, which other processes report as waiting (or busy while the lease
+    /// is live) rather than overlooking it.
     public func recordAttempt(id: Int64, owner: String, attempts: Int, nextAttemptAt: Date, error: String) throws(StoreError) {
         try write { db in
             try db.execute(
                 sql: """
-                    UPDATE recipes SET attempts = ?, next_attempt_at = ?, last_error = ?, offline_since = NULL
+                    UPDATE recipes SET attempts = ?, next_attempt_at = ?, last_error = ?, offline_since = NULL,
+                        state = CASE WHEN state IN ('pending', 'deleting', 'uploading') THEN 'waiting' ELSE state END
                     WHERE id = ? AND lease_owner = ?
                     """,
                 arguments: [attempts, nextAttemptAt.timeIntervalSince1970, error, id, owner])

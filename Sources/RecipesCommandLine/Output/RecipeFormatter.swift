@@ -1,6 +1,7 @@
 import Foundation
 import RecipeModels
 import RecipeStore
+import RecipeSync
 
 /// Renders recipes for `list`, `show` and `status`, as text for people and as JSON for programs.
 public struct RecipeFormatter: Sendable {
@@ -11,17 +12,33 @@ public struct RecipeFormatter: Sendable {
     /// The zone clock times are shown in.
     var timeZone: TimeZone
 
+    /// Whether the process named by a lease owner still runs: a lease of a process that is gone (`kill -9`) is not
+    /// shown as uploading, even before it lapses.
+    var isLeaseOwnerAlive: @Sendable (String) -> Bool
+
     /// Creates a formatter.
-    public init(media: MediaLibrary, now: Date, timeZone: TimeZone = .current) {
+    public init(
+        media: MediaLibrary, now: Date, timeZone: TimeZone = .current,
+        isLeaseOwnerAlive: @escaping @Sendable (String) -> Bool = LeaseOwner.isAlive
+    ) {
         self.media = media
         self.now = now
         self.timeZone = timeZone
+        self.isLeaseOwnerAlive = isLeaseOwnerAlive
+    }
+
+    /// `recipe` with its lease dropped when the process holding it is gone.
+    func withoutDeadLease(_ recipe: Recipe) -> Recipe {
+        var recipe = recipe
+        recipe.sync = recipe.sync.droppingLease(unless: isLeaseOwnerAlive)
+        return recipe
     }
 
     // MARK: Text
 
     /// `list`: a header and one row per recipe (id, state, revision, title).
     public func list(_ recipes: [Recipe]) -> String {
+        let recipes = recipes.map(withoutDeadLease)
         guard !recipes.isEmpty else { return "no recipes yet; create one with `new <title>`\n" }
         let rows = recipes.map { recipe in
             [String(recipe.id), recipe.sync.effectiveState(at: now).rawValue, String(recipe.sync.revision), recipe.title]
@@ -31,6 +48,7 @@ public struct RecipeFormatter: Sendable {
 
     /// `status`: a header and one row per recipe with the revision the server has and why it is not there yet.
     public func status(_ recipes: [Recipe]) -> String {
+        let recipes = recipes.map(withoutDeadLease)
         guard !recipes.isEmpty else { return "no recipes yet; create one with `new <title>`\n" }
         let rows = recipes.map { recipe in
             [
@@ -44,6 +62,7 @@ public struct RecipeFormatter: Sendable {
 
     /// `show`: every field, the image and the sync state.
     public func show(_ recipe: Recipe) -> String {
+        let recipe = withoutDeadLease(recipe)
         var lines: [String] = []
         func field(_ name: String, _ value: String) {
             lines.append((name + ":").padding(toLength: 14, withPad: " ", startingAt: 0) + value)
@@ -102,6 +121,7 @@ public struct RecipeFormatter: Sendable {
 
     /// `status --json`: an array of objects with exactly the contract's keys.
     public func statusJSON(_ recipes: [Recipe]) -> String {
+        let recipes = recipes.map(withoutDeadLease)
         var writer = JSONWriter()
         writer.array(recipes) { writer, recipe in
             StatusEntry(recipe, media: media, now: now, timeZone: timeZone).write(to: &writer)
@@ -111,6 +131,7 @@ public struct RecipeFormatter: Sendable {
 
     /// `list --json`: an array of `{id, uuid, title, state, revision}`.
     public func listJSON(_ recipes: [Recipe]) -> String {
+        let recipes = recipes.map(withoutDeadLease)
         var writer = JSONWriter()
         writer.array(recipes) { writer, recipe in
             writer.object([
@@ -124,6 +145,7 @@ public struct RecipeFormatter: Sendable {
 
     /// `show --json`: every field of one recipe, with its status entry under `sync`.
     public func showJSON(_ recipe: Recipe) -> String {
+        let recipe = withoutDeadLease(recipe)
         var image = JSONWriter()
         if let reference = recipe.image {
             image.object([
