@@ -25,7 +25,7 @@ extension AnyProcedure {
 
     /// What `beginExecuting` found.
     enum Beginning {
-        case go(Body, attempt: Int, firstStart: Bool, observers: [any ProcedureObserver])
+        case go(attempt: Int, firstStart: Bool, observers: [any ProcedureObserver])
         case cancelled(CancellationReason)
         case alreadyFinished
     }
@@ -148,7 +148,7 @@ extension AnyProcedure {
     private func begin(_ state: inout CoreState) -> Beginning {
         if state.lifecycle == .finished { return .alreadyFinished }
         if let reason = state.cancelReason { return .cancelled(reason) }
-        guard state.lifecycle.canTransition(to: .executing), let body = state.body else {
+        guard state.lifecycle.canTransition(to: .executing), state.hasBody else {
             return .cancelled(.requested("engine: \(name) was not ready"))
         }
         state.lifecycle = .executing
@@ -157,7 +157,7 @@ extension AnyProcedure {
         let first = !state.started
         state.started = true
         return .go(
-            body, attempt: previousAttempts + state.attemptsThisRun, firstStart: first,
+            attempt: previousAttempts + state.attemptsThisRun, firstStart: first,
             observers: first ? state.observers : [])
     }
 
@@ -193,7 +193,8 @@ extension AnyProcedure {
             state.dependencies = []
             state.finishWaiters = []
             state.cancelHandlers = []
-            state.body = nil
+            state.hasBody = false
+            dropBody()
             state.driver = nil
             state.queue = nil
             return finishing

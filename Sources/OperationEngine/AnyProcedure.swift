@@ -4,9 +4,14 @@
 /// `Procedure<Output>` is the typed face most code uses; queues, observers and conditions see `AnyProcedure`.
 /// Configure it (dependencies, conditions, observers) before adding it to a queue; after that only `cancel` changes
 /// it. All state sits behind one lock (`Locked`), and the engine never calls out while holding it.
-public final class AnyProcedure: Sendable, CustomStringConvertible {
-    /// The body: runs the work once per attempt and returns its output.
-    typealias Body = @Sendable (ProcedureContext) async throws -> any Sendable
+///
+/// Every procedure is a `Procedure<Output>` (the only subclass, final): the typed object and its erased face are
+/// one object, and the body is stored typed in the subclass, so a procedure costs no wrapper object or closure.
+public class AnyProcedure: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: a non-final class cannot be checked by the compiler. Its stored properties are `let`s of
+    // Sendable types, `state` (a lock), and `scheduling` (guarded by the queue's lock, see there). The one subclass,
+    // `Procedure`, is final and module-internal to subclass (the class is `public`, not `open`); its only mutable
+    // property, the body, is guarded as documented there.
 
     /// The unique identifier.
     public let id: ProcedureID
@@ -26,6 +31,9 @@ public final class AnyProcedure: Sendable, CustomStringConvertible {
     /// Whether the implicit `NoFailedDependencies` applies (kept as a flag rather than an element of `conditions`).
     let checksDependencyOutcomes: Bool
 
+    /// Whether the body is synchronous (`Procedure.synchronous`): the driver then calls it inline, with no async call.
+    let runsSynchronously: Bool
+
     /// The queue's bookkeeping for this procedure, stored here so that the scheduler needs no lookup by identifier.
     // nonisolated(unsafe): read and written only by `ProcedureQueue` while it holds its lock, and only by the one
     // queue the procedure was added to (`attach` admits a procedure to a single queue, once; the engine calls
@@ -35,7 +43,8 @@ public final class AnyProcedure: Sendable, CustomStringConvertible {
 
     struct CoreState {
         var lifecycle: ProcedureState = .initialized
-        var body: Body?
+        /// Whether the body is still held (dropped when the procedure finishes).
+        var hasBody = true
         var dependencies: [AnyProcedure] = []
         var dependents: [AnyProcedure] = []
         var hasDependents = false
@@ -62,7 +71,7 @@ public final class AnyProcedure: Sendable, CustomStringConvertible {
         tags: [String: String],
         previousAttempts: Int,
         cancelsOnDependencyFailure: Bool,
-        body: @escaping Body
+        runsSynchronously: Bool
     ) {
         self.id = ProcedureID.next()
         self.name = name
@@ -71,8 +80,24 @@ public final class AnyProcedure: Sendable, CustomStringConvertible {
         self.retryPolicy = retryPolicy
         self.previousAttempts = max(0, previousAttempts)
         self.checksDependencyOutcomes = cancelsOnDependencyFailure
-        self.state = Locked(CoreState(body: body, conditions: conditions))
+        self.runsSynchronously = runsSynchronously
+        self.state = Locked(CoreState(conditions: conditions))
     }
+
+    // MARK: The body (overridden by `Procedure<Output>`)
+
+    /// Runs the asynchronous body once. Called only by the procedure's driver while it is `executing`.
+    func invoke(_ context: ProcedureContext) async throws -> any Sendable {
+        preconditionFailure("AnyProcedure is abstract; create a Procedure")
+    }
+
+    /// Runs the synchronous body once (`runsSynchronously`). Called only by the driver while it is `executing`.
+    func invokeSynchronously(_ context: ProcedureContext) throws -> any Sendable {
+        preconditionFailure("AnyProcedure is abstract; create a Procedure")
+    }
+
+    /// Drops the body; called once, by `markFinished`, under the state lock.
+    func dropBody() {}
 
     // MARK: Reading
 

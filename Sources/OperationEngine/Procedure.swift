@@ -10,9 +10,23 @@
 /// }
 /// queue.add(image); queue.add(json)
 /// ```
-public final class Procedure<Output: Sendable>: Sendable {
-    /// The type-erased procedure that queues, observers and conditions work with.
-    public let erased: AnyProcedure
+public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendable {
+    // @unchecked Sendable (restated from `AnyProcedure`): the one property added here, `work`, is guarded as its
+    // comment says; everything else is `AnyProcedure`'s.
+    /// The work, typed; `nil` once the procedure has finished (so that nothing it captured is kept alive).
+    private enum Work {
+        case asynchronous(@Sendable (ProcedureContext) async throws -> Output)
+        case synchronous(@Sendable (ProcedureContext) throws -> Output)
+    }
+
+    // nonisolated(unsafe): written at creation (before the procedure is added to a queue, which publishes it through
+    // the queue's and the procedure's locks) and set to `nil` by `dropBody` under the state lock when it finishes.
+    // It is read only by the procedure's driver while the procedure is `executing`; a procedure with a driver is
+    // finished by that driver alone (see `AnyProcedure.cancel`), so no read races with the one later write.
+    private nonisolated(unsafe) var work: Work?
+
+    /// The type-erased procedure that queues, observers and conditions work with: this very object.
+    public var erased: AnyProcedure { self }
 
     /// Creates a procedure.
     ///
@@ -35,11 +49,45 @@ public final class Procedure<Output: Sendable>: Sendable {
         cancelsOnDependencyFailure: Bool = true,
         body: @escaping @Sendable (ProcedureContext) async throws -> Output
     ) {
-        erased = AnyProcedure(
+        work = .asynchronous(body)
+        super.init(
             name: name, priority: priority, conditions: conditions, retryPolicy: retry, tags: tags,
             previousAttempts: previousAttempts, cancelsOnDependencyFailure: cancelsOnDependencyFailure,
-            body: { context in try await body(context) }
-        )
+            runsSynchronously: false)
+    }
+
+    private init(
+        name: String, priority: ProcedurePriority, conditions: [any ProcedureCondition], retry: RetryPolicy,
+        tags: [String: String], previousAttempts: Int, cancelsOnDependencyFailure: Bool,
+        synchronousBody: @escaping @Sendable (ProcedureContext) throws -> Output
+    ) {
+        work = .synchronous(synchronousBody)
+        super.init(
+            name: name, priority: priority, conditions: conditions, retryPolicy: retry, tags: tags,
+            previousAttempts: previousAttempts, cancelsOnDependencyFailure: cancelsOnDependencyFailure,
+            runsSynchronously: true)
+    }
+
+    /// Creates a procedure whose body does not suspend: the driver calls it inline, without an asynchronous call,
+    /// which makes very short work (bookkeeping, in-memory transformations) several times cheaper to schedule.
+    ///
+    /// The body still runs in the driver task, so `Task.isCancelled` and `context.onCancel` work; but it cannot
+    /// `await`, so it must not block for long (it holds a concurrency slot and its driver thread meanwhile). Use the
+    /// ordinary initializer for I/O. Everything else — conditions, exclusivity, retries, observers — is the same.
+    public static func synchronous(
+        name: String,
+        priority: ProcedurePriority = .normal,
+        conditions: [any ProcedureCondition] = [],
+        retry: RetryPolicy = .none,
+        tags: [String: String] = [:],
+        previousAttempts: Int = 0,
+        cancelsOnDependencyFailure: Bool = true,
+        body: @escaping @Sendable (ProcedureContext) throws -> Output
+    ) -> Procedure<Output> {
+        Procedure(
+            name: name, priority: priority, conditions: conditions, retry: retry, tags: tags,
+            previousAttempts: previousAttempts, cancelsOnDependencyFailure: cancelsOnDependencyFailure,
+            synchronousBody: body)
     }
 
     /// Creates a procedure that depends on `input` and receives its output when it runs (typed result passing).
@@ -62,33 +110,27 @@ public final class Procedure<Output: Sendable>: Sendable {
         addDependency(input)
     }
 
-    /// The unique identifier.
-    public var id: ProcedureID { erased.id }
-    /// The name.
-    public var name: String { erased.name }
-    /// The outcome, once finished.
-    public var outcome: ProcedureOutcome? { erased.outcome }
-    /// The output, once it succeeded.
-    public var output: Output? { erased.anyOutput as? Output }
-    /// The current life-cycle state.
-    public var lifecycle: ProcedureState { erased.lifecycle }
+    override func invoke(_ context: ProcedureContext) async throws -> any Sendable {
+        switch work {
+        case .asynchronous(let body): return try await body(context)
+        case .synchronous(let body): return try body(context)
+        case nil: throw CancellationError()   // unreachable: the driver only invokes an executing procedure
+        }
+    }
 
-    /// Makes this procedure wait for `dependency`.
-    public func addDependency<T>(_ dependency: Procedure<T>) { erased.addDependency(dependency.erased) }
-    /// Makes this procedure wait for `dependency`.
-    public func addDependency(_ dependency: AnyProcedure) { erased.addDependency(dependency) }
-    /// Adds a condition.
-    public func addCondition(_ condition: any ProcedureCondition) { erased.addCondition(condition) }
-    /// Adds an observer.
-    public func addObserver(_ observer: any ProcedureObserver) { erased.addObserver(observer) }
-    /// Cancels the procedure.
-    public func cancel(reason: CancellationReason = .requested("cancel")) { erased.cancel(reason: reason) }
-    /// Waits until it has finished and returns the outcome.
-    public func waitUntilFinished() async -> ProcedureOutcome { await erased.waitUntilFinished() }
+    override func invokeSynchronously(_ context: ProcedureContext) throws -> any Sendable {
+        guard case .synchronous(let body) = work else { throw CancellationError() }   // unreachable, as above
+        return try body(context)
+    }
+
+    override func dropBody() { work = nil }
+
+    /// The output, once it succeeded.
+    public var output: Output? { anyOutput as? Output }
 
     /// Waits until it has finished and returns its output, or throws why there is none.
     public func value() async throws -> Output {
-        switch await erased.waitUntilFinished() {
+        switch await waitUntilFinished() {
         case .succeeded:
             guard let output else { throw EngineError.missingInput(procedure: name, dependency: name) }
             return output

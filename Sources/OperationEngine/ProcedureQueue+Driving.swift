@@ -4,9 +4,10 @@ extension ProcedureQueue {
     /// Returns the next procedure to drive when the slot was handed back with one.
     func drive(
         _ procedure: AnyProcedure, conditions: [any ProcedureCondition], holdsSlot: Bool, evaluate: Bool,
-        begun: AnyProcedure.Beginning? = nil
+        begun: AnyProcedure.Beginning? = nil, failure: (any Error)? = nil
     ) async -> AnyProcedure? {
         var begun = begun   // already moved to `executing` by the caller (first attempt only)
+        var failure = failure   // that first attempt already ran (synchronously, in `work`) and threw this
         var holdsSlot = holdsSlot
         var evaluate = evaluate
         var networkWaited = Duration.zero
@@ -83,7 +84,6 @@ extension ProcedureQueue {
                 }
             }
 
-            let body: AnyProcedure.Body
             let attempt: Int
             let beginning = begun ?? procedure.beginExecuting()
             begun = nil
@@ -93,14 +93,19 @@ extension ProcedureQueue {
                 return nil
             case .cancelled(let reason):
                 return finish(.cancelled(reason))
-            case .go(let work, let number, let firstStart, let observers):
-                body = work
+            case .go(let number, let firstStart, let observers):
                 attempt = number
-                if firstStart { emit(.started(procedure.info, attempt: number), for: procedure, observers: observers) }
+                if firstStart, failure == nil { emit(.started(procedure.info, attempt: number), for: procedure, observers: observers) }
             }
 
             do {
-                let output = try await body(ProcedureContext(procedure: procedure, queue: self))
+                if let early = failure {
+                    failure = nil
+                    throw early
+                }
+                let context = ProcedureContext(procedure: procedure, queue: self)
+                let output = procedure.runsSynchronously
+                    ? try procedure.invokeSynchronously(context) : try await procedure.invoke(context)
                 return finish(.succeeded, output: output)
             } catch {
                 if let reason = procedure.cancellationReason { return finish(.cancelled(reason)) }

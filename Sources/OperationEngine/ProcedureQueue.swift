@@ -350,6 +350,9 @@ public final class ProcedureQueue: Sendable {
     }
 
     /// A driver task: drives `first`, then, while it holds a slot, every ready procedure the queue hands it.
+    ///
+    /// A synchronous procedure (`Procedure.synchronous`) takes a fast path: its body is called inline here, with no
+    /// asynchronous call; only when it throws does the general path (`drive`) take over, for retries or failure.
     private func work(_ first: AnyProcedure, driver: DriverHandle, conditions: [any ProcedureCondition], holdsSlot: Bool) async {
         var next = await drive(first, conditions: conditions, holdsSlot: holdsSlot, evaluate: !holdsSlot)
         while let procedure = next {
@@ -361,6 +364,18 @@ public final class ProcedureQueue: Sendable {
             guard let beginning = procedure.claimDriverAndBegin(driver) else {
                 releaseSlot()   // cancelled meanwhile; its canceller finishes it
                 return
+            }
+            if procedure.runsSynchronously, case .go(let number, let firstStart, let observers) = beginning {
+                if firstStart { emit(.started(procedure.info, attempt: number), for: procedure, observers: observers) }
+                do {
+                    let output = try procedure.invokeSynchronously(ProcedureContext(procedure: procedure, queue: self))
+                    next = complete(procedure, outcome: .succeeded, output: output, holdsSlot: true, takeNext: true)
+                } catch {
+                    // Cancellation, retries and failures: the general path, told that this attempt threw.
+                    next = await drive(
+                        procedure, conditions: [], holdsSlot: true, evaluate: false, begun: beginning, failure: error)
+                }
+                continue
             }
             next = await drive(procedure, conditions: [], holdsSlot: true, evaluate: false, begun: beginning)
         }
