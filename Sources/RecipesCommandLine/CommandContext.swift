@@ -32,12 +32,8 @@ struct CommandContext {
     func reportingFailures(_ body: () throws -> Void) throws {
         do {
             try body()
-        } catch let exit as ExitCode {
-            throw exit
         } catch {
-            let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
-            console.err("recipes: \(message)\n")
-            throw ExitCode.failure
+            throw report(error)
         }
     }
 
@@ -45,13 +41,17 @@ struct CommandContext {
     func reportingFailures(_ body: () async throws -> Void) async throws {
         do {
             try await body()
-        } catch let exit as ExitCode {
-            throw exit
         } catch {
-            let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
-            console.err("recipes: \(message)\n")
-            throw ExitCode.failure
+            throw report(error)
         }
+    }
+
+    /// An exit status passes through; anything else is printed as one `recipes: …` line and becomes exit status 1.
+    private func report(_ error: any Error) -> any Error {
+        if let exit = error as? ExitCode { return exit }
+        let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+        console.err("recipes: \(message)\n")
+        return ExitCode.failure
     }
 }
 

@@ -468,3 +468,17 @@ func createdAgain(_ uuid: String, in requests: [LoggedRequest]) -> [LoggedReques
     }.sorted { $0.start < $1.start }
     return committed.dropFirst().filter { $0.status == 201 }
 }
+
+extension Client {
+    /// Starts a `recipes-server` with its data and request log in this client's folder, and points the client at it.
+    func startServer(
+        log: String = "requests.log", token: String? = nil, faults: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ServerProcess {
+        let server = try ServerProcess(
+            data: folder.appendingPathComponent("server"), requestLog: folder.appendingPathComponent(log),
+            token: token, faults: faults, sourceLocation: sourceLocation)
+        serverURL = server.url
+        return server
+    }
+}

@@ -18,11 +18,8 @@ struct SyncEndToEndTests {
     func threeProcessesNeverOverlapPerRecipe() throws {
         let client = Client()
         try client.createRecipes(30, imageSize: 64 * 1024)
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"), faults: ["*: latency=20ms"])
+        let server = try client.startServer(faults: ["*: latency=20ms"])
         defer { server.stop() }
-        client.serverURL = server.url
 
         let syncs = try (0..<3).map { _ in try client.start(["sync", "--json"]) }
         let results = syncs.map { $0.result(timeout: 60) }
@@ -85,11 +82,8 @@ struct SyncEndToEndTests {
         try client.createRecipes(1, imageSize: 64 * 1024)
         let recipe = try #require(try client.rows().first)
         let sha = try #require(recipe.imageSHA256?.lowercased())
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"), faults: ["PUT /v1/images/*: stall"])
+        let server = try client.startServer(faults: ["PUT /v1/images/*: stall"])
         defer { server.stop() }
-        client.serverURL = server.url
 
         let sync = try client.start(["sync"])
         let uploading = try waitUntil(timeout: 20) { try client.status(of: 1)?["state"] as? String == "uploading" }
@@ -117,11 +111,8 @@ struct SyncEndToEndTests {
         #expect(stalled.count == 1 && stalled.first?.status == nil, "the stalled PUT: \(stalled)")
 
         // Restarted without the stall: a plain sync leaves the cancelled recipe alone…
-        let healthy = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests-2.log"))
+        let healthy = try client.startServer(log: "requests-2.log")
         defer { healthy.stop() }
-        client.serverURL = healthy.url
         let plain = try client.run(["sync"])
         #expect(plain.status == 0, "\(plain)")
         let touched = healthy.requests().filter { $0.key == sha || $0.key == recipe.uuid }
@@ -146,11 +137,8 @@ struct SyncEndToEndTests {
     func killNineMidSyncRepeatedly() throws {
         let client = Client()
         try client.createRecipes(20, imageSize: 256 * 1024)
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"), faults: ["*: latency=30ms"])
+        let server = try client.startServer(faults: ["*: latency=30ms"])
         defer { server.stop() }
-        client.serverURL = server.url
 
         var random = SplitMix64(state: 0x5EED_2026)
         var killedWhileRunning = 0
@@ -207,12 +195,8 @@ struct SyncEndToEndTests {
     func lostAcksAndResetsWithoutDuplicates() throws {
         let client = Client()
         try client.createRecipes(3, imageSize: 64 * 1024)
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"),
-            faults: ["PUT /v1/recipes/*: lost-ack first=2", "PUT /v1/images/*: reset after=16KiB first=2"])
+        let server = try client.startServer(faults: ["PUT /v1/recipes/*: lost-ack first=2", "PUT /v1/images/*: reset after=16KiB first=2"])
         defer { server.stop() }
-        client.serverURL = server.url
 
         let result = try client.run(["sync"])
         #expect(result.status == 0, "\(result)")
@@ -246,12 +230,8 @@ struct SyncEndToEndTests {
         // connection absorbs at most one, so the run's own retry (with backoff) must handle the other.
         let client = Client()
         try client.createRecipes(1, imageSize: 64 * 1024)
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"),
-            faults: ["PUT /v1/recipes/*: lost-ack first=2", "PUT /v1/images/*: reset after=16KiB first=2"])
+        let server = try client.startServer(faults: ["PUT /v1/recipes/*: lost-ack first=2", "PUT /v1/images/*: reset after=16KiB first=2"])
         defer { server.stop() }
-        client.serverURL = server.url
 
         let result = try client.run(["sync", "--json"])
         #expect(result.status == 0, "\(result)")
@@ -279,12 +259,8 @@ struct SyncEndToEndTests {
         let client = Client()
         try client.createRecipes(1, imageSize: 64 * 1024)
         let recipe = try #require(try client.rows().first)
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"),
-            faults: ["PUT /v1/images/*: status=503 retry-after=20"])
-        client.serverURL = server.url
-        let first = try client.start(["sync", "--json", "--max-wait", "30"])
+        let server = try client.startServer(faults: ["PUT /v1/images/*: status=503 retry-after=20"])
+                let first = try client.start(["sync", "--json", "--max-wait", "30"])
         let waiting = waitUntil(timeout: 20, interval: 0.02) {
             jsonEvents(first.stdout).contains { $0["event"] as? String == "retry" }
         }
@@ -358,11 +334,8 @@ struct SyncEndToEndTests {
     func killNineMidUploadStatusDoesNotClaimDeadProcessUploads() throws {
         let client = Client()
         try client.createRecipes(1, imageSize: 64 * 1024)
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"), faults: ["PUT /v1/images/*: stall"])
+        let server = try client.startServer(faults: ["PUT /v1/images/*: stall"])
         defer { server.stop() }
-        client.serverURL = server.url
         let sync = try client.start(["sync"])
         let uploading = try waitUntil(timeout: 20) { try client.status(of: 1)?["state"] as? String == "uploading" }
         try #require(uploading, "the recipe never became uploading: \(sync.stdout) \(sync.stderr)")
@@ -385,11 +358,8 @@ struct SyncEndToEndTests {
         let wrong = "cliWrongTok-7Zx4Lm"
         let client = Client()
         try client.createRecipes(2, imageSize: 4096)
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"), token: right)
+        let server = try client.startServer(token: right)
         defer { server.stop() }
-        client.serverURL = server.url
         client.token = wrong
 
         for arguments in [["sync"], ["sync", "--json"], ["sync", "--background"], ["sync", "1"]] {
@@ -428,11 +398,8 @@ struct SyncEndToEndTests {
             #expect(entry["state"] as? String == "pending", "\(entry)")
         }
 
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"))
+        let server = try client.startServer()
         defer { server.stop() }
-        client.serverURL = server.url
         let online = try client.run(["sync"])
         #expect(online.status == 0, "\(online)")
         for row in try client.rows() {
@@ -447,11 +414,8 @@ struct SyncEndToEndTests {
     func interruptStopsCleanly() throws {
         let client = Client()
         try client.createRecipes(1, imageSize: 64 * 1024)
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"), faults: ["PUT /v1/images/*: stall"])
+        let server = try client.startServer(faults: ["PUT /v1/images/*: stall"])
         defer { server.stop() }
-        client.serverURL = server.url
 
         let sync = try client.start(["sync"])  // stdout is a pipe, not a terminal
         let uploading = try waitUntil(timeout: 20) { try client.status(of: 1)?["state"] as? String == "uploading" }
@@ -483,12 +447,8 @@ struct SyncEndToEndTests {
         let before = try #require(try client.rows().first)
         let n = before.revision
         let sha = try #require(before.imageSHA256?.lowercased())
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"),
-            faults: ["PUT /v1/recipes/*: latency=1500ms"])
+        let server = try client.startServer(faults: ["PUT /v1/recipes/*: latency=1500ms"])
         defer { server.stop() }
-        client.serverURL = server.url
 
         let sync = try client.start(["sync"])
         let imageDone = waitUntil(timeout: 20, interval: 0.02) {
@@ -526,11 +486,8 @@ struct SyncEndToEndTests {
     @Test("sync --background prints nothing, exits 0, and logs each recipe to logs/sync.log")
     func backgroundRunIsSilentAndLogs() throws {
         let client = Client()
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"))
+        let server = try client.startServer()
         defer { server.stop() }
-        client.serverURL = server.url
         let logPath = client.homeURL.appendingPathComponent("logs/sync.log").path
 
         let idle = try client.run(["sync", "--background"])
@@ -559,11 +516,8 @@ struct SyncEndToEndTests {
     @Test("an unknown id exits 1 naming it; --jobs 0 is a usage error (64)")
     func unknownIdAndUsageErrors() throws {
         let client = Client()
-        let server = try ServerProcess(
-            data: client.folder.appendingPathComponent("server"),
-            requestLog: client.folder.appendingPathComponent("requests.log"))
+        let server = try client.startServer()
         defer { server.stop() }
-        client.serverURL = server.url
         try client.createRecipes(1, imageSize: 0)
 
         let sync = try client.run(["sync", "99"])
