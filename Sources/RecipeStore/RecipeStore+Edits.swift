@@ -174,7 +174,8 @@ extension RecipeStore {
         guard let fileName, fileName != kept else { return }
         let referenced = try read { db in
             try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE image_file = ?)", arguments: [fileName]) ?? false
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE image_file = ?)"),
+                arguments: [fileName]) ?? false
         }
         guard !referenced else { return }
         media.remove(fileName)

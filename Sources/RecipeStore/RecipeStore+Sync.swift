@@ -84,6 +84,12 @@ public enum CancelResult: Sendable, Equatable {
 }
 
 extension RecipeStore {
+    /// Runs `sql` through the connection's statement cache: the sync's few statements run thousands of times, and
+    /// preparing each anew (with GRDB's authorizer) was a measurable part of a long run.
+    static func exec(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws {
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+
     // MARK: Claiming
 
     /// The SQL condition of a recipe that background sync should upload at `?` (now): pending, waiting past its
@@ -188,8 +194,7 @@ extension RecipeStore {
                 let resetAttempts = recipe.sync.state == .failed
                 var revision = recipe.sync.revision
                 if let serverVersion, serverVersion >= revision { revision = serverVersion + 1 }
-                try db.execute(
-                    sql: """
+                try Self.exec(db, sql: """
                         UPDATE recipes SET state = CASE WHEN state IN ('cancelled', 'failed', 'waiting', 'uploading')
                                 THEN ? ELSE state END,
                             attempts = CASE WHEN ? THEN 0 ELSE attempts END,
@@ -220,15 +225,16 @@ extension RecipeStore {
     static func lease(
         _ recipe: Recipe, deleted: Int64, owner: String, now: Date, duration: TimeInterval, db: Database
     ) throws -> SyncClaim {
-        try db.execute(
-            sql: "UPDATE recipes SET lease_owner = ?, lease_expires_at = ?, cancel_requested = 0 WHERE id = ?",
+        try Self.exec(db, sql: "UPDATE recipes SET lease_owner = ?, lease_expires_at = ?, cancel_requested = 0 WHERE id = ?",
             arguments: [owner, now.timeIntervalSince1970 + duration, recipe.id])
         var recipe = recipe
         recipe.ingredients = try String.fetchAll(
-            db, sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position", arguments: [recipe.id]
+            db.cachedStatement(sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position"),
+            arguments: [recipe.id]
         ).map(Ingredient.init(text:))
         recipe.steps = try String.fetchAll(
-            db, sql: "SELECT text FROM steps WHERE recipe_id = ? ORDER BY position", arguments: [recipe.id]
+            db.cachedStatement(sql: "SELECT text FROM steps WHERE recipe_id = ? ORDER BY position"),
+            arguments: [recipe.id]
         ).map(Step.init(text:))
         recipe.sync.leaseOwner = owner
         recipe.sync.leaseExpiresAt = Date(timeIntervalSince1970: now.timeIntervalSince1970 + duration)
@@ -241,8 +247,7 @@ extension RecipeStore {
     /// process is missing, and its upload must stop).
     public func renewLeases(owner: String, until: Date) throws(StoreError) -> Set<Int64> {
         try write { db in
-            try db.execute(
-                sql: "UPDATE recipes SET lease_expires_at = ? WHERE lease_owner = ?",
+            try Self.exec(db, sql: "UPDATE recipes SET lease_expires_at = ? WHERE lease_owner = ?",
                 arguments: [until.timeIntervalSince1970, owner])
             return try Int64.fetchSet(db, sql: "SELECT id FROM recipes WHERE lease_owner = ?", arguments: [owner])
         }
@@ -261,8 +266,7 @@ extension RecipeStore {
     @discardableResult
     public func recordImageUploaded(id: Int64, owner: String, sha256: String, url: String) throws(StoreError) -> Bool {
         try write { db in
-            try db.execute(
-                sql: "UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ? WHERE id = ? AND lease_owner = ?",
+            try Self.exec(db, sql: "UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ? WHERE id = ? AND lease_owner = ?",
                 arguments: [sha256, url, id, owner])
             return db.changesCount > 0
         }
@@ -279,12 +283,10 @@ extension RecipeStore {
     ) throws(StoreError) -> Bool {
         try write { db in
             if let image {
-                try db.execute(
-                    sql: "UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ? WHERE id = ? AND lease_owner = ? AND deleted = 0",
+                try Self.exec(db, sql: "UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ? WHERE id = ? AND lease_owner = ? AND deleted = 0",
                     arguments: [image.sha256, image.url, id, owner])
             }
-            try db.execute(
-                sql: """
+            try Self.exec(db, sql: """
                     UPDATE recipes SET sent_revision = max(sent_revision, ?)
                     WHERE id = ? AND lease_owner = ? AND deleted = 0
                     """,
@@ -298,8 +300,7 @@ extension RecipeStore {
     /// is live) rather than overlooking it.
     public func recordAttempt(id: Int64, owner: String, attempts: Int, nextAttemptAt: Date, error: String) throws(StoreError) {
         try write { db in
-            try db.execute(
-                sql: """
+            try Self.exec(db, sql: """
                     UPDATE recipes SET attempts = ?, next_attempt_at = ?, last_error = ?, offline_since = NULL,
                         state = CASE WHEN state IN ('pending', 'deleting', 'uploading') THEN 'waiting' ELSE state END
                     WHERE id = ? AND lease_owner = ?
@@ -324,7 +325,8 @@ extension RecipeStore {
         var editedMeanwhile = false
         try write { db in
             guard let row = try Row.fetchOne(
-                db, sql: "SELECT revision, state, image_file, image_sha256, remote_image_sha256 FROM recipes WHERE id = ?",
+                db.cachedStatement(
+                    sql: "SELECT revision, state, image_file, image_sha256, remote_image_sha256 FROM recipes WHERE id = ?"),
                 arguments: [id])
             else { return }
             let revision: Int64 = row["revision"]
@@ -335,8 +337,7 @@ extension RecipeStore {
             switch result {
             case .uploaded(let uploaded):
                 if revision == uploaded {
-                    try db.execute(
-                        sql: """
+                    try Self.exec(db, sql: """
                             UPDATE recipes SET synced_revision = max(synced_revision, ?), state = 'synced', attempts = 0,
                                 next_attempt_at = NULL, last_error = NULL, offline_since = NULL, cancel_requested = 0,
                                 server_version = NULL
@@ -344,8 +345,7 @@ extension RecipeStore {
                             """,
                         arguments: [uploaded, id])
                 } else {
-                    try db.execute(
-                        sql: "UPDATE recipes SET synced_revision = max(synced_revision, ?), offline_since = NULL WHERE id = ?",
+                    try Self.exec(db, sql: "UPDATE recipes SET synced_revision = max(synced_revision, ?), offline_since = NULL WHERE id = ?",
                         arguments: [uploaded, id])
                 }
                 // The media copy is no longer needed once the server has that image for this recipe.
@@ -353,15 +353,14 @@ extension RecipeStore {
                 let local: String? = row["image_sha256"]
                 let remote: String? = row["remote_image_sha256"]
                 if let imageFile, local != nil, local == remote {
-                    try db.execute(sql: "UPDATE recipes SET image_file = NULL WHERE id = ?", arguments: [id])
+                    try Self.exec(db, sql: "UPDATE recipes SET image_file = NULL WHERE id = ?", arguments: [id])
                     unneeded.append(imageFile)
                 }
             case .deleted:
                 if let imageFile: String = row["image_file"] { unneeded.append(imageFile) }
-                try db.execute(sql: "DELETE FROM recipes WHERE id = ? AND deleted = 1", arguments: [id])
+                try Self.exec(db, sql: "DELETE FROM recipes WHERE id = ? AND deleted = 1", arguments: [id])
             case .retryLater(let at, let attempts, let error):
-                try db.execute(
-                    sql: """
+                try Self.exec(db, sql: """
                         UPDATE recipes SET state = CASE WHEN \(open) THEN 'waiting' ELSE state END,
                             attempts = CASE WHEN \(open) THEN ? ELSE attempts END,
                             next_attempt_at = CASE WHEN \(open) THEN ? ELSE next_attempt_at END,
@@ -370,8 +369,7 @@ extension RecipeStore {
                         """,
                     arguments: [attempts, at.timeIntervalSince1970, error, id])
             case .failed(let attempts, let error, let serverVersion):
-                try db.execute(
-                    sql: """
+                try Self.exec(db, sql: """
                         UPDATE recipes SET state = CASE WHEN \(open) THEN 'failed' ELSE state END,
                             attempts = CASE WHEN \(open) THEN ? ELSE attempts END,
                             next_attempt_at = CASE WHEN \(open) THEN NULL ELSE next_attempt_at END,
@@ -381,20 +379,18 @@ extension RecipeStore {
                     arguments: [attempts, error, serverVersion, id])
             case .cancelledByUser:
                 if state != SyncState.cancelled.rawValue, revision == claim.revision {
-                    try db.execute(sql: "UPDATE recipes SET state = 'cancelled' WHERE id = ?", arguments: [id])
+                    try Self.exec(db, sql: "UPDATE recipes SET state = 'cancelled' WHERE id = ?", arguments: [id])
                 }
-                try db.execute(sql: "UPDATE recipes SET cancel_requested = 0 WHERE id = ?", arguments: [id])
+                try Self.exec(db, sql: "UPDATE recipes SET cancel_requested = 0 WHERE id = ?", arguments: [id])
             case .interrupted(let error):
                 if let error {
-                    try db.execute(sql: "UPDATE recipes SET last_error = ? WHERE id = ?", arguments: [error, id])
+                    try Self.exec(db, sql: "UPDATE recipes SET last_error = ? WHERE id = ?", arguments: [error, id])
                 }
             case .offline(let since):
-                try db.execute(
-                    sql: "UPDATE recipes SET offline_since = coalesce(offline_since, ?) WHERE id = ?",
+                try Self.exec(db, sql: "UPDATE recipes SET offline_since = coalesce(offline_since, ?) WHERE id = ?",
                     arguments: [since.timeIntervalSince1970, id])
             }
-            try db.execute(
-                sql: "UPDATE recipes SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?",
+            try Self.exec(db, sql: "UPDATE recipes SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?",
                 arguments: [id, owner])
         }
         return FinishedChain(unneededMedia: unneeded, editedMeanwhile: editedMeanwhile)
@@ -405,8 +401,7 @@ extension RecipeStore {
         guard !ids.isEmpty else { return }
         try write { db in
             for id in ids {
-                try db.execute(
-                    sql: "UPDATE recipes SET offline_since = coalesce(offline_since, ?) WHERE id = ?",
+                try Self.exec(db, sql: "UPDATE recipes SET offline_since = coalesce(offline_since, ?) WHERE id = ?",
                     arguments: [since.timeIntervalSince1970, id])
             }
         }
@@ -415,8 +410,7 @@ extension RecipeStore {
     /// Releases every lease `owner` still holds (the end of a run, whatever happened).
     public func releaseLeases(owner: String) throws(StoreError) {
         try write { db in
-            try db.execute(
-                sql: "UPDATE recipes SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ?",
+            try Self.exec(db, sql: "UPDATE recipes SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ?",
                 arguments: [owner])
         }
     }
@@ -446,8 +440,7 @@ extension RecipeStore {
             case .pending, .waiting, .deleting, .uploading:
                 break
             }
-            try db.execute(
-                sql: "UPDATE recipes SET state = 'cancelled', cancel_requested = ?, next_attempt_at = NULL WHERE id = ?",
+            try Self.exec(db, sql: "UPDATE recipes SET state = 'cancelled', cancel_requested = ?, next_attempt_at = NULL WHERE id = ?",
                 arguments: [live, id])
             if live, let owner = sync.leaseOwner {
                 return .cancelledInFlight(owner: owner, processID: sync.leaseProcessID)

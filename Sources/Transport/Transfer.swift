@@ -104,8 +104,7 @@ final class Transfer: @unchecked Sendable {
             guard let context else { return 0 }
             let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
             if let data {
-                let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
-                transfer.receiveHeaderLine(line)
+                transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
             }
             return size * count
         })
@@ -151,15 +150,27 @@ final class Transfer: @unchecked Sendable {
             && !value.contains(where: \.isNewline)
     }
 
-    private func receiveHeaderLine(_ line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.hasPrefix("HTTP/") {
-            headers = [:] // a new answer (after 100 Continue, say): only the final one's headers count
+    /// Records one header line as libcurl hands it over (bytes ending in CR LF). Parsed on bytes: a `String` built
+    /// and trimmed with Foundation for every line was 5% of a 1,000-recipe sync's CPU.
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
+        let bytes = line.bindMemory(to: UInt8.self)
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = 0
+        var end = bytes.count
+        while start < end, isBlank(bytes[start]) { start += 1 }
+        while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+        let content = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if content.starts(with: "HTTP/".utf8) {
+            headers = [:]  // a new answer (after 100 Continue, say): only the final one's headers count
             return
         }
-        guard let colon = trimmed.firstIndex(of: ":") else { return }
-        let name = trimmed[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return }
+        var nameEnd = colon
+        while nameEnd > 0, isBlank(content[nameEnd - 1]) { nameEnd -= 1 }
+        var valueStart = colon + 1
+        while valueStart < content.count, isBlank(content[valueStart]) { valueStart += 1 }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: content[0..<nameEnd]), as: UTF8.self).lowercased()
+        let value = String(decoding: UnsafeBufferPointer(rebasing: content[valueStart...]), as: UTF8.self)
         headers[name] = headers[name].map { "\($0), \(value)" } ?? value
     }
 
