@@ -1,0 +1,43 @@
+# Shared by bench/5x-sync-*.sh (sourced, not run: scripts/bench.sh runs bench/*.sh only). Before sourcing, set
+# BENCH to the script's short name (e.g. "bench/50"). Builds the release `recipes` and `recipes-server`, makes a
+# work folder removed on exit, and provides start_server / stop_server (the server is always stopped on exit).
+BUILD="${BUILD:-.build}"
+case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
+
+for product in recipes recipes-server; do
+    if ! out="$(swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --product "$product" 2>&1)"; then
+        printf '%s\n' "$out" >&2
+        echo "$BENCH: building $product failed (output above)" >&2
+        exit 1
+    fi
+done
+RECIPES="$BUILD/release/recipes"
+SERVER="$BUILD/release/recipes-server"
+
+WORK="$(mktemp -d)"
+SERVER_PID=""
+BASE=""
+stop_server() {
+    [ -n "$SERVER_PID" ] || return 0
+    kill "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.05; done
+    kill -9 "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
+cleanup() { stop_server; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+start_server() { # [server options...]: a fresh data folder; sets SERVER_PID and BASE
+    rm -rf "$WORK/data" "$WORK/server.out"
+    "$SERVER" --data "$WORK/data" --port 0 "$@" >"$WORK/server.out" 2>"$WORK/server.err" &
+    SERVER_PID=$!
+    BASE=""
+    for _ in $(seq 200); do
+        BASE="$(sed -n 's/^listening on //p' "$WORK/server.out" 2>/dev/null || true)"
+        [ -n "$BASE" ] && return 0
+        sleep 0.05
+    done
+    echo "$BENCH: recipes-server did not start: $(cat "$WORK/server.err")" >&2
+    exit 1
+}
