@@ -65,9 +65,9 @@ let package = Package(
         ),
 
         // MARK: Transport
+        // libcurl is loaded with dlopen at the first transfer (see Sources/CCurl/shim.h), so it is not linked.
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(

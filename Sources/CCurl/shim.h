@@ -5,70 +5,192 @@
 // Pages mirrored: https://curl.se/libcurl/c/curl_easy_setopt.html,
 // https://curl.se/libcurl/c/curl_easy_getinfo.html, https://curl.se/libcurl/c/curl_multi_setopt.html
 #include <curl/curl.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+
+// libcurl is loaded with dlopen when the first transfer is set up, not linked: libcurl4-openssl brings some thirty
+// shared libraries (TLS, LDAP, SSH, IDN, HTTP/2, …) whose loading and symbol lookups were a fifth of the start-up
+// of every `recipes` command, including the idle `recipes sync --background` cron runs every few minutes. Swift
+// reaches libcurl only through the functions of this header, which call through the table below.
+
+/// libcurl's functions as this project uses them, looked up once.
+struct recipes_curl_functions {
+    const char *error;  // NULL when every function was found
+    CURLcode (*global_init)(long);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    const char *(*easy_strerror)(CURLcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+    curl_version_info_data *(*version_info)(CURLversion);
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_cleanup)(CURLM *);
+    CURLMcode (*multi_setopt)(CURLM *, CURLMoption, ...);
+    CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_perform)(CURLM *, int *);
+    CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
+    CURLMcode (*multi_wakeup)(CURLM *);
+    CURLMsg *(*multi_info_read)(CURLM *, int *);
+};
+
+/// The table (a function-local static: Swift does not emit a header's global variables).
+static inline struct recipes_curl_functions *recipes_curl_table(void) {
+    static struct recipes_curl_functions table;
+    return &table;
+}
+
+static inline void *recipes_curl_symbol(void *library, const char *name, const char **error) {
+    void *symbol = dlsym(library, name);
+    if (symbol == NULL && *error == NULL) *error = name;
+    return symbol;
+}
+
+static void recipes_curl_load_once(void) {
+    struct recipes_curl_functions *f = recipes_curl_table();
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_GLOBAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        f->error = reason != NULL ? reason : "libcurl.so.4: cannot be loaded";
+        return;
+    }
+    const char *missing = NULL;
+    f->global_init = (CURLcode (*)(long))recipes_curl_symbol(library, "curl_global_init", &missing);
+    f->easy_init = (CURL *(*)(void))recipes_curl_symbol(library, "curl_easy_init", &missing);
+    f->easy_cleanup = (void (*)(CURL *))recipes_curl_symbol(library, "curl_easy_cleanup", &missing);
+    f->easy_setopt = (CURLcode (*)(CURL *, CURLoption, ...))recipes_curl_symbol(library, "curl_easy_setopt", &missing);
+    f->easy_getinfo = (CURLcode (*)(CURL *, CURLINFO, ...))recipes_curl_symbol(library, "curl_easy_getinfo", &missing);
+    f->easy_strerror = (const char *(*)(CURLcode))recipes_curl_symbol(library, "curl_easy_strerror", &missing);
+    f->slist_append = (struct curl_slist *(*)(struct curl_slist *, const char *))
+        recipes_curl_symbol(library, "curl_slist_append", &missing);
+    f->slist_free_all = (void (*)(struct curl_slist *))recipes_curl_symbol(library, "curl_slist_free_all", &missing);
+    f->version_info = (curl_version_info_data *(*)(CURLversion))
+        recipes_curl_symbol(library, "curl_version_info", &missing);
+    f->multi_init = (CURLM *(*)(void))recipes_curl_symbol(library, "curl_multi_init", &missing);
+    f->multi_cleanup = (CURLMcode (*)(CURLM *))recipes_curl_symbol(library, "curl_multi_cleanup", &missing);
+    f->multi_setopt = (CURLMcode (*)(CURLM *, CURLMoption, ...))
+        recipes_curl_symbol(library, "curl_multi_setopt", &missing);
+    f->multi_add_handle = (CURLMcode (*)(CURLM *, CURL *))recipes_curl_symbol(library, "curl_multi_add_handle", &missing);
+    f->multi_remove_handle = (CURLMcode (*)(CURLM *, CURL *))
+        recipes_curl_symbol(library, "curl_multi_remove_handle", &missing);
+    f->multi_perform = (CURLMcode (*)(CURLM *, int *))recipes_curl_symbol(library, "curl_multi_perform", &missing);
+    f->multi_poll = (CURLMcode (*)(CURLM *, struct curl_waitfd *, unsigned int, int, int *))
+        recipes_curl_symbol(library, "curl_multi_poll", &missing);
+    f->multi_wakeup = (CURLMcode (*)(CURLM *))recipes_curl_symbol(library, "curl_multi_wakeup", &missing);
+    f->multi_info_read = (CURLMsg *(*)(CURLM *, int *))recipes_curl_symbol(library, "curl_multi_info_read", &missing);
+    if (missing != NULL) f->error = "libcurl.so.4 lacks a function recipes needs (libcurl 7.68 or later is required)";
+}
+
+/// Loads libcurl (once per process image of this header); returns NULL, or why it could not be loaded.
+static inline const char *recipes_curl_load(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, recipes_curl_load_once);
+    return recipes_curl_table()->error;
+}
+
+/// The loaded functions (`recipes_curl_load` returned NULL before any of them is used).
+static inline struct recipes_curl_functions *recipes_curl(void) {
+    recipes_curl_load();
+    return recipes_curl_table();
+}
+
+static inline CURLcode recipes_curl_global_init(long flags) { return recipes_curl()->global_init(flags); }
+static inline CURL *recipes_curl_easy_init(void) { return recipes_curl()->easy_init(); }
+static inline void recipes_curl_easy_cleanup(CURL *handle) { recipes_curl()->easy_cleanup(handle); }
+static inline const char *recipes_curl_easy_strerror(CURLcode code) { return recipes_curl()->easy_strerror(code); }
+static inline struct curl_slist *recipes_curl_slist_append(struct curl_slist *list, const char *line) {
+    return recipes_curl()->slist_append(list, line);
+}
+static inline void recipes_curl_slist_free_all(struct curl_slist *list) { recipes_curl()->slist_free_all(list); }
+static inline curl_version_info_data *recipes_curl_version_info(CURLversion version) {
+    return recipes_curl()->version_info(version);
+}
+static inline CURLM *recipes_curl_multi_init(void) { return recipes_curl()->multi_init(); }
+static inline CURLMcode recipes_curl_multi_cleanup(CURLM *handle) { return recipes_curl()->multi_cleanup(handle); }
+static inline CURLMcode recipes_curl_multi_add_handle(CURLM *multi, CURL *easy) {
+    return recipes_curl()->multi_add_handle(multi, easy);
+}
+static inline CURLMcode recipes_curl_multi_remove_handle(CURLM *multi, CURL *easy) {
+    return recipes_curl()->multi_remove_handle(multi, easy);
+}
+static inline CURLMcode recipes_curl_multi_perform(CURLM *multi, int *running) {
+    return recipes_curl()->multi_perform(multi, running);
+}
+static inline CURLMcode recipes_curl_multi_poll(CURLM *multi, struct curl_waitfd *fds, unsigned int count, int timeout,
+                                                int *ready) {
+    return recipes_curl()->multi_poll(multi, fds, count, timeout, ready);
+}
+static inline CURLMcode recipes_curl_multi_wakeup(CURLM *multi) { return recipes_curl()->multi_wakeup(multi); }
+static inline CURLMsg *recipes_curl_multi_info_read(CURLM *multi, int *remaining) {
+    return recipes_curl()->multi_info_read(multi, remaining);
+}
 
 /// curl_easy_setopt for options that take a `long`.
 static inline CURLcode recipes_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
-    return curl_easy_setopt(handle, option, value);
+    return recipes_curl()->easy_setopt(handle, option, value);
 }
 
 /// curl_easy_setopt for options that take a `curl_off_t` (the *_LARGE options).
 static inline CURLcode recipes_curl_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value) {
-    return curl_easy_setopt(handle, option, value);
+    return recipes_curl()->easy_setopt(handle, option, value);
 }
 
 /// curl_easy_setopt for options that take a C string (copied by libcurl) or NULL.
 static inline CURLcode recipes_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
-    return curl_easy_setopt(handle, option, value);
+    return recipes_curl()->easy_setopt(handle, option, value);
 }
 
 /// curl_easy_setopt for options that take a data pointer (callback user data, error buffer).
 static inline CURLcode recipes_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
-    return curl_easy_setopt(handle, option, value);
+    return recipes_curl()->easy_setopt(handle, option, value);
 }
 
 /// curl_easy_setopt for CURLOPT_HTTPHEADER and other list options.
 static inline CURLcode recipes_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
-    return curl_easy_setopt(handle, option, value);
+    return recipes_curl()->easy_setopt(handle, option, value);
 }
 
 /// curl_easy_setopt for CURLOPT_CAINFO_BLOB and other blob options.
 static inline CURLcode recipes_curl_easy_setopt_blob(CURL *handle, CURLoption option, struct curl_blob *value) {
-    return curl_easy_setopt(handle, option, value);
+    return recipes_curl()->easy_setopt(handle, option, value);
 }
 
 /// curl_easy_setopt for CURLOPT_WRITEFUNCTION / CURLOPT_HEADERFUNCTION.
 static inline CURLcode recipes_curl_easy_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback value) {
-    return curl_easy_setopt(handle, option, value);
+    return recipes_curl()->easy_setopt(handle, option, value);
 }
 
 /// curl_easy_setopt for CURLOPT_READFUNCTION.
 static inline CURLcode recipes_curl_easy_setopt_read_function(CURL *handle, curl_read_callback value) {
-    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, value);
+    return recipes_curl()->easy_setopt(handle, CURLOPT_READFUNCTION, value);
 }
 
 /// curl_easy_setopt for CURLOPT_SEEKFUNCTION.
 static inline CURLcode recipes_curl_easy_setopt_seek_function(CURL *handle, curl_seek_callback value) {
-    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, value);
+    return recipes_curl()->easy_setopt(handle, CURLOPT_SEEKFUNCTION, value);
 }
 
 /// curl_easy_setopt for CURLOPT_XFERINFOFUNCTION.
 static inline CURLcode recipes_curl_easy_setopt_xferinfo_function(CURL *handle, curl_xferinfo_callback value) {
-    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
+    return recipes_curl()->easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
 /// curl_easy_getinfo for infos that return a `long`.
 static inline CURLcode recipes_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
+    return recipes_curl()->easy_getinfo(handle, info, value);
 }
 
 /// curl_easy_getinfo for infos that return a `curl_off_t` (the *_T infos).
 static inline CURLcode recipes_curl_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
-    return curl_easy_getinfo(handle, info, value);
+    return recipes_curl()->easy_getinfo(handle, info, value);
 }
 
 /// curl_multi_setopt for options that take a `long`.
 static inline CURLMcode recipes_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
-    return curl_multi_setopt(handle, option, value);
+    return recipes_curl()->multi_setopt(handle, option, value);
 }
 
 /// The CURLMsg's result code (a member of an anonymous union, awkward to reach from Swift).

@@ -16,7 +16,7 @@ final class CurlEasy {
 
     /// Creates a fresh easy handle.
     init() throws(TransportError) {
-        guard let handle = curl_easy_init() else {
+        guard let handle = recipes_curl_easy_init() else {
             throw TransportError(kind: .setupFailed, message: "libcurl could not create a transfer handle")
         }
         self.handle = handle
@@ -26,8 +26,8 @@ final class CurlEasy {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        if let headerList { curl_slist_free_all(headerList) }
+        recipes_curl_easy_cleanup(handle)
+        if let headerList { recipes_curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
     }
 
@@ -76,19 +76,19 @@ final class CurlEasy {
     func setHeaders(_ lines: [String]) throws(TransportError) {
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
-            guard let appended = curl_slist_append(list, line) else {
-                if let list { curl_slist_free_all(list) }
+            guard let appended = recipes_curl_slist_append(list, line) else {
+                if let list { recipes_curl_slist_free_all(list) }
                 throw TransportError(kind: .setupFailed, message: "libcurl could not allocate the request headers")
             }
             list = appended
         }
         let code = recipes_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
         guard code == CURLE_OK else {
-            if let list { curl_slist_free_all(list) }
+            if let list { recipes_curl_slist_free_all(list) }
             try check(code, CURLOPT_HTTPHEADER)
             return
         }
-        if let headerList { curl_slist_free_all(headerList) }
+        if let headerList { recipes_curl_slist_free_all(headerList) }
         headerList = list
     }
 
