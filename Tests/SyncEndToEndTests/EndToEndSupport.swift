@@ -320,6 +320,16 @@ final class Client {
         try ChildProcess(builtProduct("recipes"), arguments, environment: environment, input: input)
     }
 
+    /// Runs the python3 script at `path` with the `recipes` binary and this home as its arguments, in this client's
+    /// environment, to its end (at most `timeout` seconds).
+    func runPython(_ path: String, timeout: Double = 60,
+                   sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolResult {
+        try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"), [path, builtProduct("recipes").path, homePath],
+            environment: environment, input: nil
+        ).result(timeout: timeout, sourceLocation: sourceLocation)
+    }
+
     /// Runs `recipes ARGUMENTS` to its end (at most `timeout` seconds).
     func run(_ arguments: [String], input: String? = nil, timeout: Double = 60,
              sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolResult {

@@ -438,6 +438,27 @@ struct SyncEndToEndTests {
         #expect(client.leftoverFiles(in: "media").count == 1, "the media copy must stay for the next run")
     }
 
+    @Test("Ctrl-C in the REPL's sync on a terminal cancels the running upload and returns to the prompt")
+    func replSyncCtrlCReturnsToThePrompt() throws {
+        let client = Client()
+        try client.createRecipes(1, imageSize: 64 * 1024)
+        let server = try client.startServer(faults: ["PUT /v1/images/*: stall"])
+        defer { server.stop() }
+
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/pty_repl_sync.py").path
+        let session = try client.runPython(script)
+        #expect(session.stdout.contains("EXIT 0"), "the REPL ends normally with Ctrl-D: \(session.stdout)")
+        let seconds = session.stdout.split(separator: "\n").first { $0.hasPrefix("PROMPT-AFTER-CTRL-C ") }
+            .flatMap { Double($0.dropFirst("PROMPT-AFTER-CTRL-C ".count)) }
+        let back = try #require(seconds, "no timing line: \(session.stdout)")
+        #expect(back >= 0 && back <= 2.0, "the prompt came back \(back) s after Ctrl-C: \(session.stdout)")
+        #expect(session.stdout.contains("pending"), "status 1 after Ctrl-C says pending: \(session.stdout)")
+        let row = try #require(try client.rows().first)
+        #expect(row.leaseOwner == nil, "lease left: \(row.leaseOwner ?? "")")
+        #expect(row.state == "pending")
+    }
+
     // MARK: 8. Edit during upload
 
     @Test("an edit made while revision N uploads leaves N on the server and N+1 pending, sent by the next sync")
