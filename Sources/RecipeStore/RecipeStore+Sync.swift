@@ -261,17 +261,6 @@ extension RecipeStore {
         }
     }
 
-    /// Records that the server has the image `sha256` at `url` for recipe `id` (so that a retry or a later run
-    /// skips it). Only while `owner` holds the lease; returns false when it does not.
-    @discardableResult
-    public func recordImageUploaded(id: Int64, owner: String, sha256: String, url: String) throws(StoreError) -> Bool {
-        try write { db in
-            try Self.exec(db, sql: "UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ? WHERE id = ? AND lease_owner = ?",
-                arguments: [sha256, url, id, owner])
-            return db.changesCount > 0
-        }
-    }
-
     /// Records that the upload of `revision` is about to start, before the first byte of the JSON goes out, so
     /// that a later deletion knows the server may have the recipe. False when `owner` no longer holds the lease
     /// or the recipe was deleted meanwhile (then nothing may be sent).
