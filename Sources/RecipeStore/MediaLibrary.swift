@@ -131,16 +131,22 @@ public struct MediaLibrary: Sendable {
 
     /// Deletes copies no recipe refers to, and temporary copies older than the grace period; returns their names.
     ///
-    /// The caller holds the media lock and passes the names the database refers to.
-    func collectGarbage(referenced: Set<String>, now: Date) throws(StoreError) -> [String] {
+    /// The caller holds the media lock; `referenced` gives the names the database refers to, and is asked only when
+    /// the folder holds a copy at all (an idle `recipes sync --background` then costs one directory listing).
+    func collectGarbage(
+        referenced: () throws(StoreError) -> Set<String>, now: Date
+    ) throws(StoreError) -> [String] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
             throw StoreError(.fileSystem(path: directory.path, detail: RecipesHome.describe(error)))
         }
+        let candidates = names.filter { $0 != ".lock" }
+        guard !candidates.isEmpty else { return [] }
+        let referenced = try referenced()
         var removed: [String] = []
-        for name in names.sorted() where name != ".lock" && !referenced.contains(name) {
+        for name in candidates.sorted() where !referenced.contains(name) {
             if name.hasPrefix(Self.temporaryPrefix) {
                 var info = stat()
                 guard stat(path(of: name), &info) == 0 else { continue }

@@ -85,7 +85,7 @@ extension RecipeStore {
     @discardableResult
     public func collectGarbage() throws(StoreError) -> [String] {
         try media.withExclusiveAccess { () throws(StoreError) in
-            try media.collectGarbage(referenced: referencedMediaFiles(), now: now())
+            try media.collectGarbage(referenced: { () throws(StoreError) in try referencedMediaFiles() }, now: now())
         }
     }
 

@@ -9,13 +9,15 @@ public struct ServerAPI: Sendable, Equatable {
     /// The base URL, without a trailing slash.
     public let baseURL: String
 
-    /// Creates the API of the server at `baseURL` (`http://` or `https://` with a host); nil for anything else.
+    /// Creates the API of the server at `baseURL` (`http://` or `https://` with a host, without credentials, query
+    /// or fragment); nil for anything else. This is the one check of a server URL, for the configuration file and
+    /// `RECIPES_SERVER_URL` alike.
     public init?(baseURL: String) {
         var base = baseURL.trimmingCharacters(in: .whitespaces)
         while base.hasSuffix("/") { base.removeLast() }
         guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
-            components.query == nil, components.fragment == nil
+            components.user == nil, components.password == nil, components.query == nil, components.fragment == nil
         else { return nil }
         self.baseURL = base
     }

@@ -54,8 +54,10 @@ public final class SyncRun: Sendable {
             if try !store.hasDueWork(at: now) { return summary }
         }
 
-        let reachability = CachedReachability(url: settings.api.baseURL, probe: settings.probe)
-        guard await waitForNetwork(reachability) else { return try reportOffline(since: settings.now()) }
+        // Only work to send needs a server: cron may run before the user configured one.
+        guard let api = settings.api else { throw SyncRunError.noServer }
+        let reachability = CachedReachability(url: api.baseURL, probe: settings.probe)
+        guard await waitForNetwork(api, reachability) else { return try reportOffline(api, since: settings.now()) }
 
         let client = try HTTPClient(configuration: HTTPClientConfiguration(
             bearerToken: settings.token, caBundlePath: settings.caBundlePath,
@@ -65,7 +67,7 @@ public final class SyncRun: Sendable {
         // sync went from 2.48 s to 2.16 s on the benchmark machine).
         let queue = ProcedureQueue(
             maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random)
-        let context = RunContext(client: client, queue: queue, reachability: reachability)
+        let context = RunContext(api: api, client: client, queue: queue, reachability: reachability)
 
         let poller = Task { await self.pollLeases() }
         await feed(context)
@@ -79,6 +81,7 @@ public final class SyncRun: Sendable {
 
     /// What every chain of a run shares.
     struct RunContext: Sendable {
+        let api: ServerAPI
         let client: HTTPClient
         let queue: ProcedureQueue
         let reachability: CachedReachability
@@ -179,7 +182,7 @@ public final class SyncRun: Sendable {
         _ step: SyncEvent.Step, _ claim: SyncClaim, previousAttempts: Int, _ context: RunContext,
         body: @escaping @Sendable (ProcedureContext) async throws -> Output
     ) async -> (ProcedureOutcome, Int, Output?) {
-        let host = ReachabilityProbe.hostAndPort(of: settings.api.baseURL)
+        let host = ReachabilityProbe.hostAndPort(of: context.api.baseURL)
         var conditions: [any ProcedureCondition] = [MutualExclusion("recipe:\(claim.recipe.uuid.uuidString.lowercased())")]
         if let host {
             conditions.append(ReachabilityCondition(host: host.host, port: host.port, probe: context.reachability))
@@ -246,27 +249,27 @@ public final class SyncRun: Sendable {
     ) async throws -> String {
         let what = "image \(image.sha256.prefix(12))"
         var url: String?
-        let head = try await send(settings.api.headImage(sha256: image.sha256), context, what: what)
+        let head = try await send(context.api.headImage(sha256: image.sha256), context, what: what)
         switch head.status {
         case 200:
-            url = settings.api.imageURL(sha256: image.sha256)
+            url = context.api.imageURL(sha256: image.sha256)
         case 404:
             guard let file = image.localFileName else {
                 throw StepFailure(
                     .permanent, "\(what): the local copy of the image is gone; attach it again with `image set`")
             }
-            let request = settings.api.putImage(
+            let request = context.api.putImage(
                 sha256: image.sha256, path: store.media.path(of: file), format: image.format)
             let response = try await send(request, context, what: what) { progress in
                 procedure.reportProgress(completed: progress.sent, total: progress.total)
             }
             guard (200..<300).contains(response.status) else { throw failure(response, what: what) }
             url = ServerAPI.imageURL(inAnswer: response.body, sha256: image.sha256)
-                ?? settings.api.imageURL(sha256: image.sha256)
+                ?? context.api.imageURL(sha256: image.sha256)
         default:
             throw failure(head, what: what)
         }
-        return url ?? settings.api.imageURL(sha256: image.sha256)
+        return url ?? context.api.imageURL(sha256: image.sha256)
     }
 
     /// The JSON step: writes the outbox file of exactly this revision, records that its upload starts, then `PUT`s
@@ -288,7 +291,7 @@ public final class SyncRun: Sendable {
         guard sending else {
             throw StepFailure(.leaseLost, "the recipe was deleted or taken over by another process meanwhile")
         }
-        let response = try await send(settings.api.putRecipe(uuid: claim.recipe.uuid, path: path), context, what: what)
+        let response = try await send(context.api.putRecipe(uuid: claim.recipe.uuid, path: path), context, what: what)
         switch response.status {
         case 200, 201:
             if let version = ServerAPI.version(inAnswer: response.body), version != claim.revision {
@@ -308,7 +311,7 @@ public final class SyncRun: Sendable {
 
     /// The delete step: `DELETE`; an answer saying it is already gone counts as done.
     func sendDelete(_ claim: SyncClaim, _ context: RunContext) async throws {
-        let response = try await send(settings.api.deleteRecipe(uuid: claim.recipe.uuid), context, what: "delete")
+        let response = try await send(context.api.deleteRecipe(uuid: claim.recipe.uuid), context, what: "delete")
         guard (200..<300).contains(response.status) || response.status == 404 || response.status == 410 else {
             throw failure(response, what: "delete")
         }
@@ -448,13 +451,12 @@ public final class SyncRun: Sendable {
     }
 
     /// Records and reports that the server is unreachable: nothing sent, no attempt counted.
-    func reportOffline(since: Date) throws -> SyncSummary {
+    func reportOffline(_ api: ServerAPI, since: Date) throws -> SyncSummary {
         let recipes = try store.dueRecipes(at: since, ids: options.ids).filter { recipe in
             recipe.sync.state != .synced || recipe.sync.revision > recipe.sync.syncedRevision
         }
         try store.markOffline(ids: recipes.map(\.id), since: since)
-        let target = ReachabilityProbe.hostAndPort(of: settings.api.baseURL).map { "\($0.host):\($0.port)" }
-            ?? settings.api.baseURL
+        let target = ReachabilityProbe.hostAndPort(of: api.baseURL).map { "\($0.host):\($0.port)" } ?? api.baseURL
         for recipe in recipes {
             emit(SyncEvent(
                 .offline, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
@@ -482,17 +484,15 @@ public final class SyncRun: Sendable {
         try? store.removeUnneededMedia(finished.media)
     }
 
-    /// Collects media copies and outbox files no unsynced work refers to (cheap when both folders are empty).
+    /// Collects media copies and outbox files no unsynced work refers to (a directory listing each when empty).
     func collectGarbage(now: Date) throws {
-        let media = store.media.directory.path
-        let mediaNames = (try? FileManager.default.contentsOfDirectory(atPath: media)) ?? []
-        if mediaNames.contains(where: { $0 != ".lock" }) { try store.collectGarbage() }
+        try store.collectGarbage()
         try store.collectOutboxGarbage(now: now, isOwnerAlive: settings.isOwnerAlive)
     }
 
     /// Waits up to `--wait-for-network` for the server to be reachable; true when it is.
-    func waitForNetwork(_ reachability: CachedReachability) async -> Bool {
-        guard let target = ReachabilityProbe.hostAndPort(of: settings.api.baseURL) else { return false }
+    func waitForNetwork(_ api: ServerAPI, _ reachability: CachedReachability) async -> Bool {
+        guard let target = ReachabilityProbe.hostAndPort(of: api.baseURL) else { return false }
         let deadline = ContinuousClock.now + options.waitForNetwork
         while true {
             if await reachability.isReachable(host: target.host, port: target.port) { return true }
@@ -534,6 +534,19 @@ public final class SyncRun: Sendable {
     static func seconds(_ duration: Duration) -> Double {
         let parts = duration.components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}
+
+/// Why a run could not start.
+public enum SyncRunError: Error, LocalizedError, Equatable {
+    /// Work is due but no server is configured.
+    case noServer
+
+    public var errorDescription: String? {
+        switch self {
+        case .noServer:
+            "no server to upload to; set one with `recipes config set server.url URL` (or RECIPES_SERVER_URL)"
+        }
     }
 }
 

@@ -25,8 +25,8 @@ public struct SyncOptions: Sendable, Equatable {
 /// Where and how a run uploads, and everything it takes from the outside world — time, randomness, reachability,
 /// the process's identity — so that tests can inject them.
 public struct SyncSettings: Sendable {
-    /// The server's requests.
-    public var api: ServerAPI
+    /// The server's requests; nil when none is configured (a run with nothing due still succeeds).
+    public var api: ServerAPI?
     /// The bearer token, if any (never printed; redacted from every message).
     public var token: String?
     /// An extra CA bundle for TLS, joined to the system's.
@@ -58,7 +58,7 @@ public struct SyncSettings: Sendable {
 
     /// Creates settings with the contract's defaults and the live world (clock, randomness, TCP probe, /proc).
     public init(
-        api: ServerAPI, token: String? = nil, caBundlePath: String? = nil,
+        api: ServerAPI?, token: String? = nil, caBundlePath: String? = nil,
         probe: Transport.ReachabilityProbe = .live(), clock: any EngineClock = ContinuousEngineClock(),
         random: any RandomSource = SystemRandomSource(), now: @escaping @Sendable () -> Date = { Date() },
         owner: String = LeaseOwner.current, isOwnerAlive: @escaping @Sendable (String) -> Bool = LeaseOwner.isAlive,

@@ -3,51 +3,26 @@
 
 Usage: pty_repl_sync.py RECIPES HOME   (RECIPES_SERVER_URL in the environment points at a server that stalls images)
 Types: "sync" (recipe 1's image upload stalls), Ctrl-C once it is uploading, then "status 1", then Ctrl-D.
-Prints everything the terminal showed, a line "PROMPT-AFTER-CTRL-C <seconds>" (how long until the prompt was back),
-then "EXIT <status>".
+Prints "PROMPT-AFTER-CTRL-C <seconds>" (how long until the prompt was back, -1 if it never was), everything the
+terminal showed, then "EXIT <status>".
 """
-import os, pty, select, sys, time
+import sys, time
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from pty_driver import Terminal
 
 recipes, home = sys.argv[1], sys.argv[2]
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(recipes, [recipes, "edit", "--home", home])
-
-output = b""
-def pump(seconds):
-    global output
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.02)
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                return
-            if not chunk:
-                return
-            output += chunk
-
-def wait_for(text, seconds=10, after=0):
-    deadline = time.time() + seconds
-    while output.find(text.encode(), after) < 0 and time.time() < deadline:
-        pump(0.02)
-    return output.find(text.encode(), after) >= 0
-
-wait_for("recipes> ")
-os.write(fd, b"sync\r")
-wait_for("image")           # the progress row of recipe 1's image step
-pump(0.5)                   # the PUT is on the wire, and the server never answers
-mark = len(output)
-os.write(fd, b"\x03")
+term = Terminal([recipes, "edit", "--home", home])
+term.wait_for("recipes> ")
+term.type(b"sync\r")
+term.wait_for("image")      # the progress row of recipe 1's image step
+term.pump(0.5)              # the PUT is on the wire, and the server never answers
+mark = len(term.output)
+term.type(b"\x03")
 started = time.time()
-back = wait_for("recipes> ", seconds=10, after=mark)
-elapsed = time.time() - started if back else -1
-pump(0.2)
-os.write(fd, b"status 1\r"); wait_for("WHY NOT SYNCED", after=mark)
-pump(0.3)
-os.write(fd, b"\x04"); pump(1.0)
-_, status = os.waitpid(pid, 0)
-sys.stdout.write(output.decode("utf-8", "replace"))
-print(f"\nPROMPT-AFTER-CTRL-C {elapsed:.3f}")
-print(f"EXIT {os.waitstatus_to_exitcode(status)}")
+back = term.wait_for("recipes> ", seconds=10, after=mark)
+print(f"PROMPT-AFTER-CTRL-C {time.time() - started if back else -1:.3f}")
+term.pump(0.2)
+term.type(b"status 1\r"); term.wait_for("WHY NOT SYNCED", after=mark)
+term.pump(0.3)
+term.type(b"\x04"); term.pump(1.0)
+term.finish()

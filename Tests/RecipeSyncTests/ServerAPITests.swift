@@ -24,11 +24,11 @@ struct ServerAPITests {
     }
 
     @Test(
-        "a base URL that is not http(s) with a host, or carries a query or fragment, is refused",
+        "a base URL that is not http(s) with a host, or carries credentials, a query or a fragment, is refused",
         arguments: [
             "ftp://recipes.example.org", "file:///tmp/x", "http://", "http:///v1", "recipes.example.org",
             "http://recipes.example.org?token=1", "http://recipes.example.org/?a=b/", "http://recipes.example.org/#top",
-            "", "   ", "not a url",
+            "", "   ", "not a url", "http://user:secret@recipes.example.org", "https://user@recipes.example.org",
         ])
     func refuses(input: String) {
         #expect(ServerAPI(baseURL: input) == nil)

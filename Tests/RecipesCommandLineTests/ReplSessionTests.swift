@@ -40,6 +40,31 @@ struct ReplSessionTests {
         #expect(recipe.sync.state == .pending)
     }
 
+    @Test("cancel marks a queued recipe cancelled and says so; a second cancel has nothing to cancel")
+    func cancelInTheRepl() async throws {
+        #expect(await session.run(line: "new Bread") == .succeeded)
+        console.reset()
+        #expect(await session.run(line: "cancel 1") == .succeeded, "\(console.stderr)")
+        #expect(console.stdout.hasPrefix("cancelled recipe 1: it was waiting to be uploaded"), "\(console.stdout)")
+        #expect(try store.recipe(id: 1).sync.state == .cancelled)
+        console.reset()
+        #expect(await session.run(line: "cancel 1") == .succeeded)
+        #expect(console.stdout == "nothing to cancel: recipe 1 is cancelled\n")
+        #expect(await session.run(line: "cancel 7", location: "line 3") == .failed)
+        #expect(console.stderr.contains("error: line 3: no recipe with id 7"), "\(console.stderr)")
+    }
+
+    @Test("sync with work due and no server configured fails in one line and changes nothing")
+    func syncWithoutServer() async throws {
+        #expect(await session.run(line: "new Bread") == .succeeded)
+        console.reset()
+        #expect(await session.run(line: "sync", location: "line 2") == .failed)
+        #expect(console.stderr.hasPrefix("error: line 2: no server to upload to"), "\(console.stderr)")
+        #expect(console.stderr.filter { $0 == "\n" }.count == 1, "\(console.stderr)")
+        let recipe = try store.recipe(id: 1)
+        #expect(recipe.sync.state == .pending && recipe.sync.revision == 1 && recipe.sync.leaseOwner == nil)
+    }
+
     @Test("list, show, status and help print; delete removes; quit quits")
     func readingCommands() async throws {
         #expect(await session.run(line: "new Bread") == .succeeded)

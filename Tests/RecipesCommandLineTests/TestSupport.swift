@@ -52,14 +52,3 @@ func runRecipes(
         stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
 }
 
-/// The path of a product built next to the test bundle (e.g. `.build/debug/recipes`).
-func builtProduct(_ name: String) -> URL {
-    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for _ in 0..<4 {
-        let candidate = directory.appendingPathComponent(name)
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory = directory.deletingLastPathComponent()
-    }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)")
-}

@@ -35,3 +35,16 @@ public func pngBytes(size: Int = 64, seed: UInt8 = 1) -> [UInt8] {
 
 /// The contents of the file at `path`, or nil when it cannot be read.
 public func fileBytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+/// The path of a product built next to the test bundle (e.g. `.build/debug/recipes`), for tests that run the
+/// binaries.
+public func builtProduct(_ name: String) -> URL {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = directory.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)")
+}

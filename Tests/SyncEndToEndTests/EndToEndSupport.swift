@@ -8,19 +8,7 @@ import Glibc
 #endif
 
 // Helpers for driving the built `recipes` and `recipes-server` binaries as separate processes.
-// (Test targets cannot import each other, so `builtProduct` is a copy of the one in RecipesCommandLineTests.)
 
-/// The path of a product built next to the test bundle (e.g. `.build/debug/recipes`).
-func builtProduct(_ name: String) -> URL {
-    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for _ in 0..<4 {
-        let candidate = directory.appendingPathComponent(name)
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory = directory.deletingLastPathComponent()
-    }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)")
-}
 
 /// Sleeps the calling thread.
 func pause(_ seconds: Double) { usleep(useconds_t(max(0, seconds) * 1_000_000)) }

@@ -372,6 +372,7 @@ struct SyncEndToEndTests {
         }
         let log = (try? String(contentsOf: client.homeURL.appendingPathComponent("logs/sync.log"), encoding: .utf8)) ?? ""
         #expect(!log.contains(right) && !log.contains(wrong), "sync.log holds a token: \(log)")
+        #expect(log.contains("refused the credentials"), "the background run logged the refusal: \(log)")
 
         let status = try client.run(["status", "--json"])
         #expect(!status.stdout.contains(right) && !status.stdout.contains(wrong))

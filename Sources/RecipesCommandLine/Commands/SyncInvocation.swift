@@ -21,20 +21,10 @@ struct SyncInvocation {
     func run(context: CommandContext, store: RecipeStore, configuration: ClientConfiguration) async throws -> SyncSummary {
         let output = makeSyncOutput(
             mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment)
-        guard let url = configuration.serverURL else {
-            // Nothing due needs no server: cron may run before the user configured one.
-            if ids == nil, try !store.hasDueWork(at: Date()) {
-                let summary = SyncSummary(waiting: try store.waitingRecipes(at: Date()).count)
-                output.finish(summary)
-                return summary
-            }
-            throw CommandLineError(
-                "no server to upload to; set one with `recipes config set server.url URL` (or RECIPES_SERVER_URL)")
-        }
-        guard let api = ServerAPI(baseURL: url) else {
-            throw CommandLineError(
-                "server.url \"\(url)\" is not an http:// or https:// URL with a host; "
-                    + "fix it with `recipes config set server.url URL`")
+        var api: ServerAPI?
+        if let url = configuration.serverURL {
+            guard let parsed = ServerAPI(baseURL: url) else { throw ConfigKey.invalidServerURL }
+            api = parsed
         }
         let settings = SyncSettings(api: api, token: configuration.token, caBundlePath: configuration.caBundle)
         let options = SyncOptions(

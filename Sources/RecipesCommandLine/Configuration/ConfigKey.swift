@@ -1,4 +1,5 @@
 import Foundation
+import RecipeSync
 
 /// A setting of `config.toml`, with its type, default, environment override and validation.
 public enum ConfigKey: String, CaseIterable, Sendable {
@@ -50,18 +51,19 @@ public enum ConfigKey: String, CaseIterable, Sendable {
         }
     }
 
+    /// What is wrong with a `server.url` that `ServerAPI` refuses, from the file or from `RECIPES_SERVER_URL` (the
+    /// environment is read as it is and checked when a sync needs it).
+    static let invalidServerURL = CommandLineError(
+        "server.url must be an http:// or https:// URL with a host and no credentials, query or fragment, "
+            + "e.g. https://recipes.example.org; set it with `recipes config set server.url URL` (or RECIPES_SERVER_URL)")
+
     /// Checks a value for this key and returns it normalised, or throws a message saying what is expected.
     public func validate(_ raw: String) throws(CommandLineError) -> String {
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         switch self {
         case .serverURL:
-            guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                  let host = url.host, !host.isEmpty, url.user == nil, url.password == nil, url.query == nil
-            else {
-                throw CommandLineError(
-                    "server.url must be an http:// or https:// URL with a host and no credentials, e.g. https://recipes.example.org")
-            }
-            return value.hasSuffix("/") ? String(value.dropLast()) : value
+            guard let api = ServerAPI(baseURL: value) else { throw Self.invalidServerURL }
+            return api.baseURL
         case .serverToken:
             guard !value.isEmpty, value.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
                 throw CommandLineError("server.token must be non-empty printable ASCII without spaces")
