@@ -37,42 +37,84 @@ extension AnyProcedure {
         var waiters: [CheckedContinuation<ProcedureOutcome, Never>]
     }
 
+    /// `attach` for a procedure the queue can register in a batch (`Attachment.isSimple`) and need not ask for
+    /// contributed dependencies — no dependency, no dependent, no observer, not cancelled, and only the engine's own
+    /// conditions, which contribute none — under one acquisition of the lock; `nil` (and nothing changes) otherwise.
+    func attachIfSimple(to queue: ProcedureQueue) -> (keys: [String], plan: Plan)? {
+        let conditions = state.withLock { state -> [any ProcedureCondition]? in
+            precondition(state.lifecycle == .initialized, "‘\(name)’ was already added to a queue.")
+            guard state.dependencies.isEmpty, !state.hasDependents, state.observers.isEmpty, state.cancelReason == nil,
+                state.conditions.allSatisfy(Self.contributesNoDependency)
+            else { return nil }
+            state.lifecycle = .pending
+            state.queue = Unmanaged.passUnretained(queue)
+            state.remainingDependencies = 1
+            return state.conditions
+        }
+        guard let conditions else { return nil }
+        return keysAndPlan(conditions, hasDependencies: false)
+    }
+
+    /// Whether `condition` is one of the engine's own conditions, none of which contributes a dependency (a
+    /// metatype comparison: no call into the condition).
+    private static func contributesNoDependency(_ condition: any ProcedureCondition) -> Bool {
+        let type = type(of: condition)
+        return type == MutualExclusion.self || type == NoFailedDependencies.self || type == ReachabilityCondition.self
+    }
+
     /// Moves `initialized → pending` and records the queue; returns what the queue needs.
     func attach(to queue: ProcedureQueue) -> Attachment {
-        state.withLock { state -> Attachment in
+        let (conditions, dependencies, hasDependents, observers, cancelledEarly) = state.withLock { state in
             precondition(state.lifecycle == .initialized, "‘\(name)’ was already added to a queue.")
             state.lifecycle = .pending
-            state.queue = queue
+            state.queue = Unmanaged.passUnretained(queue)
             state.remainingDependencies = state.dependencies.count + 1
-            var keys: [String] = []
-            var asynchronous: [any ProcedureCondition] = []
-            var checksDependencies = checksDependencyOutcomes
-            for condition in state.conditions {
-                // A metatype comparison: much cheaper than a dynamic cast on the hot path.
-                if type(of: condition) == NoFailedDependencies.self {
-                    checksDependencies = true
-                    continue
-                }
-                let own = condition.exclusivityKeys
-                if keys.isEmpty { keys = own } else { keys += own }   // shares the condition's array when alone
-                if condition.requiresEvaluation { asynchronous.append(condition) }
-            }
-            if keys.count > 1 {
-                var seen = Set<String>()
-                keys = keys.filter { seen.insert($0).inserted }
-            }
-            return Attachment(
-                dependencies: state.dependencies, keys: keys, hasDependents: state.hasDependents,
-                observers: state.observers,
-                plan: Plan(
-                    asynchronousConditions: asynchronous,
-                    checksDependencies: checksDependencies && !state.dependencies.isEmpty),
-                cancelledEarly: state.cancelReason)
+            return (state.conditions, state.dependencies, state.hasDependents, state.observers, state.cancelReason)
         }
+        return attachment(
+            conditions: conditions, dependencies: dependencies, hasDependents: hasDependents, observers: observers,
+            cancelledEarly: cancelledEarly)
+    }
+
+    /// What the queue needs, from what `attach` read.
+    private func attachment(
+        conditions: [any ProcedureCondition], dependencies: [AnyProcedure], hasDependents: Bool,
+        observers: [any ProcedureObserver], cancelledEarly: CancellationReason?
+    ) -> Attachment {
+        let (keys, plan) = keysAndPlan(conditions, hasDependencies: !dependencies.isEmpty)
+        return Attachment(
+            dependencies: dependencies, keys: keys, hasDependents: hasDependents, observers: observers, plan: plan,
+            cancelledEarly: cancelledEarly)
+    }
+
+    /// The exclusivity keys (without duplicates, in order) and the plan of `conditions`. They are fixed once
+    /// attached (`addCondition` requires `initialized`); asking them outside the lock keeps their code out of the
+    /// critical section.
+    private func keysAndPlan(
+        _ conditions: [any ProcedureCondition], hasDependencies: Bool
+    ) -> (keys: [String], plan: Plan) {
+        var keys: [String] = []
+        var asynchronous: [any ProcedureCondition] = []
+        var checksDependencies = checksDependencyOutcomes
+        for index in conditions.indices {   // by index: the conditions are asked in place, not copied out
+            // A metatype comparison: much cheaper than a dynamic cast on the hot path.
+            if type(of: conditions[index]) == NoFailedDependencies.self {
+                checksDependencies = true
+                continue
+            }
+            let own = conditions[index].exclusivityKeys
+            if keys.isEmpty { keys = own } else { keys += own }   // shares the condition's array when alone
+            if conditions[index].requiresEvaluation { asynchronous.append(conditions[index]) }
+        }
+        if keys.count > 1 {
+            var seen = Set<String>()
+            keys = keys.filter { seen.insert($0).inserted }
+        }
+        return (keys, Plan(asynchronousConditions: asynchronous, checksDependencies: checksDependencies && hasDependencies))
     }
 
     /// The queue this procedure was added to, until it finishes.
-    var attachedQueue: ProcedureQueue? { state.withLock { $0.queue } }
+    var attachedQueue: ProcedureQueue? { state.withLock { $0.queue?.takeUnretainedValue() } }
 
     /// Registers `dependent` to be told when this procedure finishes; `false` if it already has.
     func registerDependent(_ dependent: AnyProcedure) -> Bool {
@@ -132,20 +174,24 @@ extension AnyProcedure {
     /// `claimDriver` and `beginExecuting` under one acquisition of the lock, for a driver that already holds a slot;
     /// `nil` (and nothing changes) when `claimDriver` would refuse.
     func claimDriverAndBegin(_ driver: DriverHandle) -> Beginning? {
-        state.withLock { state in
+        var stale: [@Sendable () -> Void] = []   // released after the lock
+        return state.withLock { state in
             guard state.lifecycle != .finished, state.cancelReason == nil, !state.hasDriver else { return nil }
             state.hasDriver = true
             state.driver = driver
-            return begin(&state)
+            return begin(&state, stale: &stale)
         }
     }
 
     /// Moves `ready → executing` unless cancelled, counting an attempt.
     func beginExecuting() -> Beginning {
-        state.withLock { begin(&$0) }
+        var stale: [@Sendable () -> Void] = []   // released after the lock
+        return state.withLock { begin(&$0, stale: &stale) }
     }
 
-    private func begin(_ state: inout CoreState) -> Beginning {
+    /// The transition to `executing`; the previous attempt's cancel handlers are moved to `stale`, for the caller to
+    /// release after the lock.
+    private func begin(_ state: inout CoreState, stale: inout [@Sendable () -> Void]) -> Beginning {
         if state.lifecycle == .finished { return .alreadyFinished }
         if let reason = state.cancelReason { return .cancelled(reason) }
         guard state.lifecycle.canTransition(to: .executing), state.hasBody else {
@@ -153,7 +199,7 @@ extension AnyProcedure {
         }
         state.lifecycle = .executing
         state.attemptsThisRun += 1
-        if !state.cancelHandlers.isEmpty { state.cancelHandlers = [] }
+        if !state.cancelHandlers.isEmpty { swap(&stale, &state.cancelHandlers) }
         let first = !state.started
         state.started = true
         return .go(
@@ -182,22 +228,27 @@ extension AnyProcedure {
     /// Finishes exactly once: records the outcome and drops everything that could keep other objects alive.
     /// Returns `nil` when the procedure had already finished.
     func markFinished(outcome: ProcedureOutcome, output: (any Sendable)?) -> Finishing? {
-        state.withLock { state in
+        // Moved out of the state under the lock and released after it (releasing may run anyone's code).
+        var dependencies: [AnyProcedure] = []
+        var handlers: [@Sendable () -> Void] = []
+        var driver: DriverHandle?
+        let finishing = state.withLock { state -> Finishing? in
             guard state.lifecycle != .finished else { return nil }
             state.lifecycle = .finished
             state.outcome = outcome
             state.output = output
-            let finishing = Finishing(observers: state.observers, dependents: state.dependents, waiters: state.finishWaiters)
-            state.observers = []
-            state.dependents = []
-            state.dependencies = []
-            state.finishWaiters = []
-            state.cancelHandlers = []
-            state.hasBody = false
-            dropBody()
-            state.driver = nil
+            var finishing = Finishing(observers: [], dependents: [], waiters: [])
+            swap(&finishing.observers, &state.observers)
+            swap(&finishing.dependents, &state.dependents)
+            swap(&finishing.waiters, &state.finishWaiters)
+            swap(&dependencies, &state.dependencies)
+            swap(&handlers, &state.cancelHandlers)
+            swap(&driver, &state.driver)
             state.queue = nil
+            state.hasBody = false
             return finishing
         }
+        if finishing != nil { dropBody() }
+        return finishing
     }
 }

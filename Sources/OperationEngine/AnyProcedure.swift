@@ -3,36 +3,23 @@
 ///
 /// `Procedure<Output>` is the typed face most code uses; queues, observers and conditions see `AnyProcedure`.
 /// Configure it (dependencies, conditions, observers) before adding it to a queue; after that only `cancel` changes
-/// it. All state sits behind one lock (`Locked`), and the engine never calls out while holding it.
+/// it. All state sits behind one lock (`ProcedureLocks`), and the engine never calls out while holding it.
 ///
 /// Every procedure is a `Procedure<Output>` (the only subclass, final): the typed object and its erased face are
 /// one object, and the body is stored typed in the subclass, so a procedure costs no wrapper object or closure.
 public class AnyProcedure: @unchecked Sendable, CustomStringConvertible {
     // @unchecked Sendable: a non-final class cannot be checked by the compiler. Its stored properties are `let`s of
-    // Sendable types, `state` (a lock), and `scheduling` (guarded by the queue's lock, see there). The one subclass,
-    // `Procedure`, is final and module-internal to subclass (the class is `public`, not `open`); its only mutable
-    // property, the body, is guarded as documented there.
+    // Sendable types, `core` (guarded by the procedure's lock, see there), and `scheduling` (guarded by the queue's
+    // lock, see there). The one subclass, `Procedure`, is final and module-internal to subclass (the class is
+    // `public`, not `open`); its only mutable property, the body, is guarded as documented there.
 
     /// The unique identifier.
     public let id: ProcedureID
-    /// The name, for messages and events (for example `image upload`).
-    public let name: String
     /// The priority among ready procedures.
     public let priority: ProcedurePriority
-    /// Free-form labels carried into events (for example `uuid`, `step`).
-    public let tags: [String: String]
-    /// How failures are retried.
-    public let retryPolicy: RetryPolicy
-    /// Attempts already made by earlier runs; counted against `retryPolicy.maxAttempts`.
-    public let previousAttempts: Int
 
-    let state: Locked<CoreState>
-
-    /// Whether the implicit `NoFailedDependencies` applies (kept as a flag rather than an element of `conditions`).
-    let checksDependencyOutcomes: Bool
-
-    /// Whether the body is synchronous (`Procedure.synchronous`): the driver then calls it inline, with no async call.
-    let runsSynchronously: Bool
+    // The fields the scheduler touches on every procedure it moves — the priority, `scheduling`, then the start of
+    // `core` — come first, so that they share the object's first cache lines.
 
     /// The queue's bookkeeping for this procedure, stored here so that the scheduler needs no lookup by identifier.
     // nonisolated(unsafe): read and written only by `ProcedureQueue` while it holds its lock, and only by the one
@@ -41,26 +28,60 @@ public class AnyProcedure: @unchecked Sendable, CustomStringConvertible {
     // every access, so the runtime's dynamic exclusivity bookkeeping on each access would only cost time.
     @exclusivity(unchecked) nonisolated(unsafe) var scheduling = ProcedureQueue.Scheduling()
 
+    /// The mutable state; read and written only through `state.withLock`.
+    // nonisolated(unsafe): only accessed inside `ProcedureStateLock.withLock`, which holds this procedure's mutex
+    // (`ProcedureLocks.mutex(for: id)`) throughout. @exclusivity(unchecked): that mutex already serialises every
+    // access, so the runtime's dynamic exclusivity bookkeeping would only cost time.
+    @exclusivity(unchecked) nonisolated(unsafe) var core: CoreState
+
+    /// The name, for messages and events (for example `image upload`).
+    public let name: String
+    /// Free-form labels carried into events (for example `uuid`, `step`).
+    public let tags: [String: String]
+    /// How failures are retried.
+    public var retryPolicy: RetryPolicy { retryBox.policy }
+    /// The retry policy, boxed: 8 bytes here instead of 112, and one box shared by every procedure that uses
+    /// `RetryPolicy.none` (the default) or `.standard`.
+    private let retryBox: RetryPolicyBox
+    /// Attempts already made by earlier runs; counted against `retryPolicy.maxAttempts`.
+    public let previousAttempts: Int
+
+    /// The state with its lock: `state.withLock { … }`.
+    var state: ProcedureStateLock { ProcedureStateLock(procedure: Unmanaged.passUnretained(self)) }
+
+    /// Whether the implicit `NoFailedDependencies` applies (kept as a flag rather than an element of `conditions`).
+    let checksDependencyOutcomes: Bool
+
+    /// Whether the body is synchronous (`Procedure.synchronous`): the driver then calls it inline, with no async call.
+    let runsSynchronously: Bool
+
     struct CoreState {
+        // Ordered for locality: what every transition reads first.
         var lifecycle: ProcedureState = .initialized
         /// Whether the body is still held (dropped when the procedure finishes).
         var hasBody = true
-        var dependencies: [AnyProcedure] = []
-        var dependents: [AnyProcedure] = []
-        var hasDependents = false
-        var conditions: [any ProcedureCondition]
-        var observers: [any ProcedureObserver] = []
-        var cancelReason: CancellationReason?
-        var cancelHandlers: [@Sendable () -> Void] = []
         var hasDriver = false
-        var driver: DriverHandle?
-        var outcome: ProcedureOutcome?
-        var output: (any Sendable)?
-        var queue: ProcedureQueue?
         var started = false
+        var hasDependents = false
+        var cancelReason: CancellationReason?
         var attemptsThisRun = 0
         var remainingDependencies = 0
+        var driver: DriverHandle?
+        /// The queue it was added to, until it finishes.
+        // Unmanaged (no reference counting, which would make every procedure touch the queue object's counter, one
+        // line shared by every thread, twice): valid while set, because a queue keeps itself alive while it counts
+        // unfinished procedures (see `ProcedureQueue.complete`), and this is set from `attach` — within
+        // `ProcedureQueue.add`, whose caller holds the queue until the procedure is counted — until `markFinished`,
+        // which precedes the uncounting.
+        var queue: Unmanaged<ProcedureQueue>?
+        var conditions: [any ProcedureCondition]
+        var dependencies: [AnyProcedure] = []
+        var dependents: [AnyProcedure] = []
+        var observers: [any ProcedureObserver] = []
+        var cancelHandlers: [@Sendable () -> Void] = []
         var finishWaiters: [CheckedContinuation<ProcedureOutcome, Never>] = []
+        var outcome: ProcedureOutcome?
+        var output: (any Sendable)?
     }
 
     init(
@@ -77,17 +98,17 @@ public class AnyProcedure: @unchecked Sendable, CustomStringConvertible {
         self.name = name
         self.priority = priority
         self.tags = tags
-        self.retryPolicy = retryPolicy
+        self.retryBox = RetryPolicyBox.box(for: retryPolicy)
         self.previousAttempts = max(0, previousAttempts)
         self.checksDependencyOutcomes = cancelsOnDependencyFailure
         self.runsSynchronously = runsSynchronously
-        self.state = Locked(CoreState(conditions: conditions))
+        self.core = CoreState(conditions: conditions)
     }
 
     // MARK: The body (overridden by `Procedure<Output>`)
 
     /// Runs the asynchronous body once. Called only by the procedure's driver while it is `executing`.
-    func invoke(_ context: ProcedureContext) async throws -> any Sendable {
+    nonisolated(nonsending) func invoke(_ context: ProcedureContext) async throws -> any Sendable {
         preconditionFailure("AnyProcedure is abstract; create a Procedure")
     }
 
@@ -96,7 +117,8 @@ public class AnyProcedure: @unchecked Sendable, CustomStringConvertible {
         preconditionFailure("AnyProcedure is abstract; create a Procedure")
     }
 
-    /// Drops the body; called once, by `markFinished`, under the state lock.
+    /// Drops the body; called once, right after `markFinished` (outside the lock: the body's captures may run any
+    /// code when released).
     func dropBody() {}
 
     // MARK: Reading
@@ -174,11 +196,11 @@ public class AnyProcedure: @unchecked Sendable, CustomStringConvertible {
                 state.cancelHandlers = []
                 return (.interrupt(state.driver, handlers), state.observers)
             }
-            if let queue = state.queue { return (.finish(queue), state.observers) }
+            if let queue = state.queue { return (.finish(queue.takeUnretainedValue()), state.observers) }
             return (.markOnly, state.observers)
         }
         if case .none = action { return }
-        let queue = state.withLock { $0.queue }
+        let queue = state.withLock { $0.queue?.takeUnretainedValue() }
         let event = ProcedureEvent.cancelled(info, reason: reason)
         for observer in observers { observer.receive(event, from: self, child: nil) }
         queue?.broadcast(event)

@@ -1,21 +1,28 @@
+import Synchronization
 
 /// The task that drives procedures, one at a time, and the procedure it drives now.
 ///
 /// A driver task holding a concurrency slot goes on to the next ready procedure instead of ending, so that a
 /// procedure costs no task of its own. Cancelling a procedure cancels the driver task only while that task is
-/// driving that very procedure (checked under this lock), and a cancelled driver never takes another procedure:
-/// a late cancellation can therefore never reach the next procedure's work.
+/// driving that very procedure (one atomic compare-and-exchange on `current` decides it, against the driver's own
+/// move to its next procedure), and a cancelled driver never takes another procedure: a late cancellation can
+/// therefore never reach the next procedure's work.
 final class DriverHandle: Sendable {
     private struct State {
         var task: Task<Void, Never>?
-        var current: ProcedureID
         var cancelRequested = false
     }
 
-    private let state: Locked<State>
+    /// The raw identifier of the procedure driven now, with `cancelledBit` set once the driver was cancelled.
+    private let current: Atomic<UInt64>
+    /// Set in `current` by a cancellation; identifiers never reach it.
+    private static let cancelledBit: UInt64 = 1 << 63
+
+    /// The task, once it exists, and whether it must be cancelled as soon as it does.
+    private let state = Locked(State())
 
     /// Creates a handle for a driver about to drive `procedure`.
-    init(driving procedure: ProcedureID) { state = Locked(State(current: procedure)) }
+    init(driving procedure: ProcedureID) { current = Atomic(procedure.rawValue) }
 
     /// Records the task once it exists; cancels it at once if its procedure was cancelled in the meantime.
     func setTask(_ task: Task<Void, Never>) {
@@ -27,19 +34,27 @@ final class DriverHandle: Sendable {
 
     /// Cancels the driver task if, and only if, it is driving `procedure` now.
     func cancel(ifDriving procedure: ProcedureID) {
+        let (marked, _) = current.compareExchange(
+            expected: procedure.rawValue, desired: procedure.rawValue | Self.cancelledBit, ordering: .acquiringAndReleasing)
+        guard marked else { return }
         state.withLock { state in
-            guard state.current == procedure else { return }
             state.cancelRequested = true
             state.task?.cancel()
         }
     }
 
-    /// Moves the driver to `procedure`; `false` when the driver task was cancelled (it must stop driving).
+    /// Moves the driver to `procedure`; `false` when the driver was cancelled (it must stop driving).
+    ///
+    /// Only `cancel(ifDriving:)` cancels a driver task (the engine keeps the only handle to it), and it marks
+    /// `current` first, so the mark alone says whether the task was cancelled.
     func switchTo(_ procedure: ProcedureID) -> Bool {
-        state.withLock { state in
-            guard !state.cancelRequested, !Task.isCancelled else { return false }
-            state.current = procedure
-            return true
+        var driving = current.load(ordering: .acquiring)
+        while driving & Self.cancelledBit == 0 {
+            let (exchanged, found) = current.compareExchange(
+                expected: driving, desired: procedure.rawValue, ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            driving = found
         }
+        return false
     }
 }

@@ -10,10 +10,14 @@ import DequeModule
 /// when it reaches the head of its line; only a member with several keys carries a counter of the lines where it
 /// is not yet at the head. The lines are reference types shared with the tickets: do not copy the structure.
 struct ExclusivityLines<Member: Equatable> {
-    /// One key's line; removed from the table as soon as it is empty.
+    /// One key's line; kept in the table for a while when it empties (see `idleLines`).
     final class Line {
+        // @exclusivity(unchecked): like the whole structure, a line is only used by its owner (the queue, under its
+        // lock), so the runtime's dynamic exclusivity bookkeeping on each access would only cost time.
         let key: String
-        var slots: Deque<Slot> = []
+        @exclusivity(unchecked) var slots: Deque<Slot> = []
+        /// The most slots it has held since its storage was last given back.
+        @exclusivity(unchecked) var longest = 0
 
         init(key: String) { self.key = key }
     }
@@ -26,7 +30,7 @@ struct ExclusivityLines<Member: Equatable> {
 
     /// For a member with several keys: in how many of its lines it is not at the head yet.
     final class WaitCounter {
-        var notAtHead: Int
+        @exclusivity(unchecked) var notAtHead: Int   // unchecked: as for `Line`
 
         init(notAtHead: Int) { self.notAtHead = notAtHead }
     }
@@ -38,29 +42,40 @@ struct ExclusivityLines<Member: Equatable> {
         case several([Line], WaitCounter)
     }
 
+    /// The lines by key, including up to about `idleLimit` empty ones kept for reuse.
     private var lines: [String: Line] = [:]
+    /// How many lines in `lines` are empty. A line that empties stays in the table, so that a key used again soon
+    /// (a procedure per key at a time, one after the other) costs no new line, no allocation of its slots and no
+    /// insertion and removal in the table; when idle lines are both many and the majority, they are all dropped.
+    private var idleLines = 0
+    /// The number of idle lines below which none is dropped.
+    private static var idleLimit: Int { 1_024 }
 
     /// Whether no member is in any line.
-    var isEmpty: Bool { lines.isEmpty }
+    var isEmpty: Bool { lines.count == idleLines }
 
     /// Joins the end of each key's line (`keys` without duplicates); `granted` when the member holds all its keys
     /// at once. Keep the ticket to leave.
-    mutating func join(_ member: Member, keys: [String]) -> (ticket: Ticket, granted: Bool) {
+    mutating func join(_ member: consuming Member, keys: [String]) -> (ticket: Ticket, granted: Bool) {
         switch keys.count {
         case 0:
             return (.none, true)
         case 1:
             let line = self.line(for: keys[0])
             line.slots.append(Slot(member: member, waiting: nil))
-            return (.one(line), line.slots.count == 1)
+            let count = line.slots.count
+            if count > line.longest { line.longest = count }
+            return (.one(line), count == 1)
         default:
             let counter = WaitCounter(notAtHead: 0)
             var joined: [Line] = []
             joined.reserveCapacity(keys.count)
             for key in keys {
                 let line = self.line(for: key)
-                line.slots.append(Slot(member: member, waiting: counter))
-                if line.slots.count > 1 { counter.notAtHead += 1 }
+                line.slots.append(Slot(member: copy member, waiting: counter))
+                let count = line.slots.count
+                if count > line.longest { line.longest = count }
+                if count > 1 { counter.notAtHead += 1 }
                 joined.append(line)
             }
             return (.several(joined, counter), counter.notAtHead == 0)
@@ -91,6 +106,13 @@ struct ExclusivityLines<Member: Equatable> {
     /// The member holding `key`, if any.
     func holder(of key: String) -> Member? { lines[key]?.slots.first?.member }
 
+    /// Calls `body` with each member of each line (a member with several keys once per line).
+    func forEachMember(_ body: (Member) -> Void) {
+        for line in lines.values {
+            for slot in line.slots { body(slot.member) }
+        }
+    }
+
     /// The members in `key`'s line, holder first.
     func members(of key: String) -> [Member] {
         guard let line = lines[key] else { return [] }
@@ -99,27 +121,50 @@ struct ExclusivityLines<Member: Equatable> {
 
     // MARK: Private
 
-    /// The line of `key`, created empty and entered in the table if there is none (one hash lookup).
+    /// The line of `key`, created empty and entered in the table if there is none.
     private mutating func line(for key: String) -> Line {
-        func take(_ line: inout Line) -> Line { line }
-        return take(&lines[key, default: Line(key: key)])
+        if let line = lines[key] {
+            if line.slots.isEmpty { idleLines -= 1 }
+            return line
+        }
+        let line = Line(key: key)
+        lines[key] = line
+        return line
     }
 
     private mutating func leave(_ member: Member, line: Line, granted: (Member) -> Void) {
-        if line.slots.first?.member == member {
-            line.slots.removeFirst()
-            if let next = line.slots.first {
-                if let counter = next.waiting {
+        guard !line.slots.isEmpty else { return }   // not in this line (a ticket always names the member's lines)
+        // The holder usually leaves: take the head out (a move, no copy), and peek at the next in place.
+        let head = line.slots.removeFirst()
+        if head.member == member {
+            if !line.slots.isEmpty {
+                let next = line.slots.startIndex
+                if let counter = line.slots[next].waiting {
                     counter.notAtHead -= 1
-                    if counter.notAtHead == 0 { granted(next.member) }
+                    if counter.notAtHead == 0 { granted(line.slots[next].member) }
                 } else {
-                    granted(next.member)
+                    granted(line.slots[next].member)
                 }
             }
-        } else if let index = line.slots.firstIndex(where: { $0.member == member }) {
-            line.slots.remove(at: index)
+        } else {
+            line.slots.prepend(head)
+            if let index = line.slots.firstIndex(where: { $0.member == member }) { line.slots.remove(at: index) }
         }
-        if line.slots.isEmpty { lines.removeValue(forKey: line.key) }
+        if line.slots.isEmpty { lineBecameIdle(line) }
+    }
+
+    /// Keeps an emptied line for reuse, dropping every idle line when there are too many.
+    private mutating func lineBecameIdle(_ line: Line) {
+        if line.longest > 64 {
+            // It had a burst of members: give its storage back rather than keep it idle.
+            line.slots = []
+            line.longest = 0
+        }
+        idleLines += 1
+        if idleLines > Self.idleLimit, idleLines * 2 > lines.count {
+            lines = lines.filter { !$0.value.slots.isEmpty }
+            idleLines = 0
+        }
     }
 }
 

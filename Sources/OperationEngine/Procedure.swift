@@ -20,9 +20,10 @@ public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendabl
     }
 
     // nonisolated(unsafe): written at creation (before the procedure is added to a queue, which publishes it through
-    // the queue's and the procedure's locks) and set to `nil` by `dropBody` under the state lock when it finishes.
-    // It is read only by the procedure's driver while the procedure is `executing`; a procedure with a driver is
-    // finished by that driver alone (see `AnyProcedure.cancel`), so no read races with the one later write.
+    // the queue's and the procedure's locks) and set to `nil` by `dropBody`, once, by the thread whose `markFinished`
+    // finished the procedure, right after that call (which took the lock). It is read only by the procedure's driver
+    // while the procedure is `executing`; a procedure with a driver is finished by that driver alone (see
+    // `AnyProcedure.cancel`), so no read races with the one later write.
     private nonisolated(unsafe) var work: Work?
 
     /// The type-erased procedure that queues, observers and conditions work with: this very object.
@@ -110,7 +111,7 @@ public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendabl
         addDependency(input)
     }
 
-    override func invoke(_ context: ProcedureContext) async throws -> any Sendable {
+    override nonisolated(nonsending) func invoke(_ context: ProcedureContext) async throws -> any Sendable {
         switch work {
         case .asynchronous(let body): return try await body(context)
         case .synchronous(let body): return try body(context)

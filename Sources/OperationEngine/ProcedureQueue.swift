@@ -63,6 +63,10 @@ public final class ProcedureQueue: Sendable {
     /// together with `add(_:)` on an array, which orders them): otherwise it fails at once with
     /// `EngineError.waitsOnItself` instead of waiting forever.
     public func add(_ procedure: AnyProcedure) {
+        if let (keys, plan) = procedure.attachIfSimple(to: self) {
+            addSimple([Admission(procedure: procedure, keys: keys, plan: plan)])
+            return
+        }
         _ = addContributedDependencies(of: procedure)
         let attachment = procedure.attach(to: self)
         if attachment.isSimple {
@@ -74,27 +78,83 @@ public final class ProcedureQueue: Sendable {
 
     /// Adds several procedures, dependencies before their dependents; simple ones are registered in batches
     /// under one lock acquisition.
+    ///
+    /// The list is taken in chunks of `batchSize`, each visited twice while it is still in the processor's caches:
+    /// first the simple procedures with engine conditions only are attached (`attachIfSimple`, one look at each),
+    /// and the others asked for contributed dependencies; then all are registered. As long as no procedure has a
+    /// dependency, the order is the list's. From the first chunk that has one on, the rest of the list is ordered
+    /// as a whole (the procedures already attached keep what their attaching found).
     public func add(_ procedures: [AnyProcedure]) {
         var batch: [Admission] = []
-        batch.reserveCapacity(Swift.min(procedures.count, 128))
-        // Contributed dependencies first, so that the order below sees them too.
-        var anyDependencies = false
-        for procedure in procedures where addContributedDependencies(of: procedure) { anyDependencies = true }
-        for procedure in anyDependencies ? Self.dependencyOrder(procedures) : procedures {
-            let attachment = procedure.attach(to: self)
-            if attachment.isSimple {
-                batch.append(Admission(procedure: procedure, keys: attachment.keys, plan: attachment.plan))
-                if batch.count == 128 {
-                    addSimple(batch)
-                    batch.removeAll(keepingCapacity: true)
+        batch.reserveCapacity(Swift.min(procedures.count, Self.batchSize))
+        var attached: [Admission?] = []
+        attached.reserveCapacity(Swift.min(procedures.count, Self.batchSize))
+        var start = procedures.startIndex
+        while start < procedures.endIndex {
+            let end = Swift.min(start + Self.batchSize, procedures.endIndex)
+            // Contributed dependencies first, so that the order sees them too.
+            var anyDependencies = false
+            attached.removeAll(keepingCapacity: true)
+            for procedure in procedures[start..<end] {
+                if let (keys, plan) = procedure.attachIfSimple(to: self) {
+                    attached.append(Admission(procedure: procedure, keys: keys, plan: plan))
+                } else {
+                    attached.append(nil)
+                    if addContributedDependencies(of: procedure) { anyDependencies = true }
                 }
-            } else {
-                addSimple(batch)
-                batch.removeAll(keepingCapacity: true)
-                addAttached(procedure, attachment)
             }
+            if anyDependencies {
+                var early: [ObjectIdentifier: Admission] = [:]
+                for case let admission? in attached { early[ObjectIdentifier(admission.procedure)] = admission }
+                for procedure in procedures[end...] { _ = addContributedDependencies(of: procedure) }
+                for procedure in Self.dependencyOrder(Array(procedures[start...])) {
+                    if let admission = early[ObjectIdentifier(procedure)] {
+                        enqueue(admission, into: &batch)
+                    } else {
+                        admit(procedure, into: &batch)
+                    }
+                }
+                break
+            }
+            for (offset, procedure) in procedures[start..<end].enumerated() {
+                // `take`: the admission is moved into the batch, not copied.
+                if let admission = attached[offset].take() {
+                    enqueue(admission, into: &batch)
+                } else {
+                    admit(procedure, into: &batch)
+                }
+            }
+            start = end
         }
         addSimple(batch)
+    }
+
+    /// Adds an attached simple procedure to `batch`, registering the batch when it is full.
+    private func enqueue(_ admission: consuming Admission, into batch: inout [Admission]) {
+        batch.append(admission)
+        if batch.count == Self.batchSize {
+            addSimple(batch)
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// How many simple procedures `add(_:)` registers per acquisition of the lock.
+    private static let batchSize = 512
+
+    /// Attaches `procedure` and adds it: simple ones to `batch` (registered when it is full), others at once.
+    private func admit(_ procedure: AnyProcedure, into batch: inout [Admission]) {
+        let attachment = procedure.attach(to: self)
+        if attachment.isSimple {
+            batch.append(Admission(procedure: procedure, keys: attachment.keys, plan: attachment.plan))
+            if batch.count == Self.batchSize {
+                addSimple(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        } else {
+            addSimple(batch)
+            batch.removeAll(keepingCapacity: true)
+            addAttached(procedure, attachment)
+        }
     }
 
     /// Adds the dependencies that `procedure`'s conditions contribute (adding them to the queue first); returns
@@ -119,19 +179,25 @@ public final class ProcedureQueue: Sendable {
         let max = maxConcurrentProcedures
         let (grants, opens) = state.withLock { state -> ([Grant], [(AnyProcedure, AnyProcedure.Plan)]) in
             var opens: [(AnyProcedure, AnyProcedure.Plan)] = []
-            for admission in batch where !admission.procedure.isFinished {
-                let procedure = admission.procedure
-                let (ticket, granted) = state.lines.join(LineMember(procedure), keys: admission.keys)
-                procedure.scheduling.plan = admission.plan
+            // `finishedEarly` rather than the procedure's own lock: a procedure cancelled since `attach` was finished
+            // by `complete`, which recorded it under this lock.
+            for index in batch.indices {   // by index: each admission is read in place, not copied out
+                let procedure = batch[index].procedure
+                guard !procedure.scheduling.finishedEarly else { continue }
+                let (ticket, granted) = state.lines.join(LineMember(procedure), keys: batch[index].keys)
+                let plan = batch[index].plan
+                if !plan.asynchronousConditions.isEmpty || plan.checksDependencies {
+                    procedure.scheduling.plan = plan   // otherwise the default plan is already this one
+                }
                 procedure.scheduling.ticket = ticket
                 procedure.scheduling.keysGranted = granted
                 procedure.scheduling.dependenciesDone = true
-                state.register(procedure)
+                if state.register(procedure) { keepAlive() }
                 guard granted else { continue }
-                if admission.plan.asynchronousConditions.isEmpty {
-                    if procedure.becomeReady() { state.pushReady(procedure, waiter: .spawn(procedure)) }
+                if plan.asynchronousConditions.isEmpty {
+                    if procedure.becomeReady() { state.pushReady(procedure) }
                 } else {
-                    opens.append((procedure, admission.plan))
+                    opens.append((procedure, plan))
                 }
             }
             return (state.grantSlots(max: max), opens)
@@ -172,7 +238,7 @@ public final class ProcedureQueue: Sendable {
                     }
                 }
             }
-            state.register(procedure)
+            if state.register(procedure) { keepAlive() }
             return .registered(ahead: ahead, grants: grants, open: open)
         }
         guard case .registered(let ahead, let grants, let open) = registration else { return }
@@ -208,7 +274,7 @@ public final class ProcedureQueue: Sendable {
 
     /// Cancels every unfinished procedure.
     public func cancelAll(reason: CancellationReason = .requested("cancel all")) {
-        let all = state.withLock { $0.unfinished }
+        let all = state.withLock { $0.allUnfinished() }
         for procedure in all { procedure.cancel(reason: reason) }
     }
 
@@ -230,7 +296,7 @@ public final class ProcedureQueue: Sendable {
     public func waitUntilUnfinished(atMost limit: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
-                if state.unfinished.count <= limit { return true }
+                if state.unfinishedCount <= limit { return true }
                 state.capacityWaiters.append((limit, continuation))
                 return false
             }
@@ -239,7 +305,7 @@ public final class ProcedureQueue: Sendable {
     }
 
     /// The number of procedures added and not yet finished.
-    public var unfinishedCount: Int { state.withLock { $0.unfinished.count } }
+    public var unfinishedCount: Int { state.withLock { $0.unfinishedCount } }
     /// The highest `unfinishedCount` seen so far.
     public var peakUnfinishedCount: Int { state.withLock { $0.peakUnfinished } }
     /// The number of procedures holding a concurrency slot now.
@@ -351,11 +417,12 @@ public final class ProcedureQueue: Sendable {
 
     /// A driver task: drives `first`, then, while it holds a slot, every ready procedure the queue hands it.
     ///
-    /// A synchronous procedure (`Procedure.synchronous`) takes a fast path: its body is called inline here, with no
-    /// asynchronous call; only when it throws does the general path (`drive`) take over, for retries or failure.
+    /// Every procedure handed over with the slot takes a fast path: its first attempt is run here, the body called
+    /// directly (inline, with no asynchronous call, for a synchronous procedure — `Procedure.synchronous`); only when
+    /// it throws does the general path (`drive`) take over, told that this attempt threw, for retries or failure.
     private func work(_ first: AnyProcedure, driver: DriverHandle, conditions: [any ProcedureCondition], holdsSlot: Bool) async {
         var next = await drive(first, conditions: conditions, holdsSlot: holdsSlot, evaluate: !holdsSlot)
-        while let procedure = next {
+        while let procedure = next.take() {   // moved out of `next`, not copied
             // The slot was handed to this task together with `procedure`, which has no driver yet.
             guard driver.switchTo(procedure.id) else {
                 perform([.spawn(procedure)])   // this task was cancelled: a fresh one takes over, with the slot
@@ -365,19 +432,21 @@ public final class ProcedureQueue: Sendable {
                 releaseSlot()   // cancelled meanwhile; its canceller finishes it
                 return
             }
-            if procedure.runsSynchronously, case .go(let number, let firstStart, let observers) = beginning {
-                if firstStart { emit(.started(procedure.info, attempt: number), for: procedure, observers: observers) }
-                do {
-                    let output = try procedure.invokeSynchronously(ProcedureContext(procedure: procedure, queue: self))
-                    next = complete(procedure, outcome: .succeeded, output: output, holdsSlot: true, takeNext: true)
-                } catch {
-                    // Cancellation, retries and failures: the general path, told that this attempt threw.
-                    next = await drive(
-                        procedure, conditions: [], holdsSlot: true, evaluate: false, begun: beginning, failure: error)
-                }
+            guard case .go(let number, let firstStart, let observers) = beginning else {
+                next = await drive(procedure, conditions: [], holdsSlot: true, evaluate: false, begun: beginning)
                 continue
             }
-            next = await drive(procedure, conditions: [], holdsSlot: true, evaluate: false, begun: beginning)
+            if firstStart { emit(.started(procedure.info, attempt: number), for: procedure, observers: observers) }
+            do {
+                let context = ProcedureContext(procedure: procedure, queue: self)
+                let output = procedure.runsSynchronously
+                    ? try procedure.invokeSynchronously(context) : try await procedure.invoke(context)
+                next = complete(procedure, outcome: .succeeded, output: output, holdsSlot: true, takeNext: true)
+            } catch {
+                // Cancellation, retries and failures: the general path, told that this attempt threw.
+                next = await drive(
+                    procedure, conditions: [], holdsSlot: true, evaluate: false, begun: beginning, failure: error)
+            }
         }
     }
 
@@ -427,14 +496,27 @@ public final class ProcedureQueue: Sendable {
             return nil
         }
         let max = maxConcurrentProcedures
+        // With an event to deliver, the procedure stays counted as unfinished until it is delivered, so that nobody
+        // waiting for the queue to drain (`waitUntilAllFinished`) returns before every observer has heard of every
+        // finish; without one (the common case) it is uncounted at once, with no second acquisition of the lock.
+        let announces = !finishing.observers.isEmpty || hasSubscribers
+        var counted = false
+        var drained = false
+        defer { if drained { letGo() } }   // last: `self` may go with it once the caller lets go too
+        // Its places in the lines, moved out under the lock and released after it (a shorter critical section).
+        var ticket: ExclusivityLines<LineMember>.Ticket = .none
         let (opens, grants, next, waiters) = state.withLock {
             state -> ([(AnyProcedure, AnyProcedure.Plan)], [Grant], AnyProcedure?, [CheckedContinuation<Void, Never>]) in
             guard state.unregister(procedure) else {
+                // Not registered yet (cancelled between `attach` and registration): tell the registration.
+                procedure.scheduling.finishedEarly = true
                 return ([], holdsSlot ? state.releaseSlot(max: max) : [], nil, [])
             }
+            counted = announces
+            if !announces { drained = state.uncount() }
             var opens: [(AnyProcedure, AnyProcedure.Plan)] = []
-            let ticket = procedure.scheduling.ticket
-            procedure.scheduling = Scheduling()   // drops the lines, the plan and any waiter
+            swap(&ticket, &procedure.scheduling.ticket)
+            procedure.scheduling = Scheduling()   // drops the plan and any waiter
             if case .none = ticket {} else {
                 // Usually one member is granted: keep it out of an array.
                 var first: AnyProcedure?
@@ -442,16 +524,19 @@ public final class ProcedureQueue: Sendable {
                 state.lines.leave(LineMember(procedure), ticket: ticket) { member in
                     if first == nil { first = member.procedure } else { more.append(member.procedure) }
                 }
-                if let first { state.keysGranted(to: first, opens: &opens) }
+                if let first = first.take() { state.keysGranted(to: first, opens: &opens) }   // moved, not copied
                 for granted in more { state.keysGranted(to: granted, opens: &opens) }
             }
             var grants: [Grant] = []
             var next: AnyProcedure?
             if holdsSlot {
-                if takeNext, let waiter = state.popWaiter() {
-                    switch waiter {
-                    case .spawn(let candidate): next = candidate
-                    case .resume: grants = [waiter]
+                if takeNext, let key = state.popReady() {
+                    // The slot goes to the best waiter: this task drives it if it has no driver yet.
+                    if key.resumesDriver, let continuation = key.procedure.scheduling.slotWaiter {
+                        key.procedure.scheduling.slotWaiter = nil
+                        grants = [.resume(continuation)]
+                    } else {
+                        next = key.procedure
                     }
                 } else {
                     grants = state.releaseSlot(max: max)
@@ -459,19 +544,17 @@ public final class ProcedureQueue: Sendable {
             } else if state.running < max {
                 grants = state.grantSlots(max: max)
             }
-            var waiters: [CheckedContinuation<Void, Never>] = []
-            if !state.capacityWaiters.isEmpty {
-                let count = state.unfinished.count
-                state.capacityWaiters.removeAll { limit, continuation in
-                    guard count <= limit else { return false }
-                    waiters.append(continuation)
-                    return true
-                }
-            }
-            return (opens, grants, next, waiters)
+            return (opens, grants, next, counted ? [] : state.takeCapacityWaiters())
         }
         emit(.finished(procedure.info, outcome: outcome), for: procedure, observers: finishing.observers)
         for waiter in finishing.waiters { waiter.resume(returning: outcome) }
+        if counted {
+            let late = state.withLock { state in
+                drained = state.uncount()
+                return state.takeCapacityWaiters()
+            }
+            for waiter in late { waiter.resume() }
+        }
         perform(grants)
         for (open, plan) in opens { openGate(open, plan: plan) }
         for dependent in finishing.dependents where dependent.dependencyFinished() {
@@ -480,6 +563,14 @@ public final class ProcedureQueue: Sendable {
         for waiter in waiters { waiter.resume() }
         return next
     }
+
+    /// Takes a reference to this queue on behalf of its unfinished procedures (they hold it unretained: see
+    /// `AnyProcedure.CoreState.queue`); called when the first one is counted.
+    private func keepAlive() { _ = Unmanaged.passUnretained(self).retain() }
+
+    /// Gives back the reference of `keepAlive`, when the last unfinished procedure is uncounted; the caller must
+    /// hold its own reference until it is done with the queue.
+    private func letGo() { Unmanaged.passUnretained(self).release() }
 
     // MARK: Self-wait detection
 
@@ -549,19 +640,23 @@ extension ProcedureQueue {
 
     /// The queue's bookkeeping for one procedure, kept in the procedure itself and guarded by the queue's lock.
     struct Scheduling {
-        /// What its conditions need, computed when it was added.
-        var plan = AnyProcedure.Plan(asynchronousConditions: [], checksDependencies: false)
+        // Ordered for size (46 bytes): the references first, the flags packed at the end.
         /// Its places in the exclusivity lines.
         var ticket: ExclusivityLines<LineMember>.Ticket = .none
-        /// Added and not finished; `unfinishedIndex` is then its place in `QueueState.unfinished`.
-        var isUnfinished = false
+        /// Its place in `QueueState.unfinished` while it is unfinished, if it has no exclusivity key.
         var unfinishedIndex = 0
-        var keysGranted = false
-        var dependenciesDone = false
         /// Its driver, suspended in `acquireSlot` until a slot is free.
         var slotWaiter: CheckedContinuation<Void, any Error>?
+        /// What its conditions need, computed when it was added.
+        var plan = AnyProcedure.Plan(asynchronousConditions: [], checksDependencies: false)
+        /// Added and not finished.
+        var isUnfinished = false
+        var keysGranted = false
+        var dependenciesDone = false
         /// Its driver was cancelled before it could wait for a slot.
         var withdrawn = false
+        /// Finished (cancelled) after `attach` but before it was registered: the registration must skip it.
+        var finishedEarly = false
     }
 
     /// A place in the ready lines (higher priority first, then first-come).
@@ -578,46 +673,113 @@ extension ProcedureQueue {
 
     /// Everything the queue's lock guards (with the `scheduling` field of every unfinished procedure).
     struct QueueState {
-        /// The unfinished procedures, in no particular order (each knows its index).
-        var unfinished: [AnyProcedure] = []
+        /// The unfinished procedures that have no exclusivity key (those with keys are found in `lines`, where they
+        /// stay from registration to finish), each in the slot its `unfinishedIndex` names; `nil` slots are free and
+        /// listed in `freeSlots`. Leaving empties the slot rather than moving another procedure into it, so that
+        /// finishing touches no other procedure (with many thousands queued, each would be a cache miss here).
+        // Unmanaged: each element owns one retain, taken by `register` and given back by `unregister`, so the
+        // table keeps every unfinished procedure alive exactly as a strong array would, without reference
+        // counting on every access.
+        var unfinished: [Unmanaged<AnyProcedure>?] = []
+        /// The indices of the free slots of `unfinished`, reused first.
+        var freeSlots: [Int] = []
+        /// The number of unfinished procedures, with keys or without.
+        var unfinishedCount = 0
         var lines = ExclusivityLines<LineMember>()
         var ready = ReadyLines<ReadyKey>()
         var running = 0
         var peakUnfinished = 0
         var capacityWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
 
-        mutating func register(_ procedure: AnyProcedure) {
+        /// Counts `procedure` as unfinished; call after it joined its lines (`scheduling.ticket` set). Returns whether
+        /// it is the only one (the queue must then keep itself alive: `keepAlive`).
+        @discardableResult
+        mutating func register(_ procedure: AnyProcedure) -> Bool {
             procedure.scheduling.isUnfinished = true
-            procedure.scheduling.unfinishedIndex = unfinished.count
-            unfinished.append(procedure)
-            peakUnfinished = Swift.max(peakUnfinished, unfinished.count)
+            unfinishedCount += 1
+            peakUnfinished = Swift.max(peakUnfinished, unfinishedCount)
+            let first = unfinishedCount == 1
+            guard case .none = procedure.scheduling.ticket else { return first }   // in its lines until it finishes
+            let retained = Unmanaged.passRetained(procedure)
+            let index: Int
+            if let free = freeSlots.popLast() {
+                index = free
+                unfinished[index] = retained
+            } else {
+                index = unfinished.count
+                unfinished.append(retained)
+            }
+            procedure.scheduling.unfinishedIndex = index
+            return first
         }
 
-        /// Removes a finished procedure from `unfinished`; `false` if it was not there.
+        /// Uncounts a procedure that `unregister` removed; returns whether none is left (the queue may then let go of
+        /// itself: `letGo`).
+        mutating func uncount() -> Bool {
+            unfinishedCount -= 1
+            return unfinishedCount == 0
+        }
+
+        /// Removes a finished procedure from the unfinished ones; `false` if it was not there. Call before it leaves
+        /// its lines. It still counts in `unfinishedCount` until the caller calls `uncount`.
         mutating func unregister(_ procedure: AnyProcedure) -> Bool {
             guard procedure.scheduling.isUnfinished else { return false }
-            let index = procedure.scheduling.unfinishedIndex
-            let lastIndex = unfinished.count - 1
-            if index != lastIndex {
-                unfinished.swapAt(index, lastIndex)   // a move: no reference counting
-                unfinished[index].scheduling.unfinishedIndex = index
-            }
-            unfinished.removeLast()
             procedure.scheduling.isUnfinished = false
+            guard case .none = procedure.scheduling.ticket else { return true }
+            let index = procedure.scheduling.unfinishedIndex
+            let removed = unfinished[index]
+            unfinished[index] = nil
+            if freeSlots.count + 1 == unfinished.count {
+                // All slots are free: start over, so that the table does not keep a past peak's free list.
+                unfinished.removeAll(keepingCapacity: true)
+                freeSlots.removeAll(keepingCapacity: true)
+            } else {
+                freeSlots.append(index)
+            }
+            removed?.release()   // the retain taken by `register`; the caller still holds `procedure`
             return true
         }
 
+        /// Removes and returns the waiters of `waitUntilUnfinished` whose limit is reached.
+        mutating func takeCapacityWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard !capacityWaiters.isEmpty else { return [] }
+            var waiters: [CheckedContinuation<Void, Never>] = []
+            let count = unfinishedCount
+            capacityWaiters.removeAll { limit, continuation in
+                guard count <= limit else { return false }
+                waiters.append(continuation)
+                return true
+            }
+            return waiters
+        }
+
+        /// Every unfinished procedure: those without keys, then the members of every line, each once.
+        func allUnfinished() -> [AnyProcedure] {
+            // `takeUnretainedValue` retains each into the array while this lock keeps them registered, hence alive.
+            var all = unfinished.compactMap { $0?.takeUnretainedValue() }
+            var seen = Set<ObjectIdentifier>()
+            lines.forEachMember { member in
+                if seen.insert(ObjectIdentifier(member.procedure)).inserted { all.append(member.procedure) }
+            }
+            return all
+        }
+
         /// `procedure` now holds all its keys: ready at once, or to be opened (conditions) outside the lock.
-        mutating func keysGranted(to procedure: AnyProcedure, opens: inout [(AnyProcedure, AnyProcedure.Plan)]) {
+        mutating func keysGranted(to procedure: consuming AnyProcedure, opens: inout [(AnyProcedure, AnyProcedure.Plan)]) {
             procedure.scheduling.keysGranted = true
             guard procedure.scheduling.dependenciesDone else { return }
-            let plan = procedure.scheduling.plan
-            if plan.asynchronousConditions.isEmpty, !plan.checksDependencies {
+            if procedure.scheduling.plan.asynchronousConditions.isEmpty, !procedure.scheduling.plan.checksDependencies {
                 // Ready at once: queue it under this same lock, before choosing what runs next.
-                if procedure.becomeReady() { pushReady(procedure, waiter: .spawn(procedure)) }
+                if procedure.becomeReady() { pushReady(procedure) }
             } else {
-                opens.append((procedure, plan))
+                opens.append((procedure, procedure.scheduling.plan))
             }
+        }
+
+        /// Queues a ready procedure that has no driver yet (a new task, or the task finishing another, drives it).
+        mutating func pushReady(_ procedure: consuming AnyProcedure) {
+            let priority = procedure.priority.rawValue
+            ready.insert(ReadyKey(procedure: procedure, resumesDriver: false), priority: priority)
         }
 
         mutating func pushReady(_ procedure: AnyProcedure, waiter: Grant) {
@@ -648,10 +810,11 @@ extension ProcedureQueue {
             return grants
         }
 
-        /// Takes the best waiter, keeping the slot it will use (the caller's).
-        mutating func popWaiter() -> Grant? {
+        /// Takes the best entry that still waits, keeping the slot it will use (the caller's): a procedure with no
+        /// driver, or one whose driver waits in `scheduling.slotWaiter`.
+        mutating func popReady() -> ReadyKey? {
             while let key = ready.popMax() {
-                if let waiter = waiter(for: key) { return waiter }
+                if !key.resumesDriver || key.procedure.scheduling.slotWaiter != nil { return key }
             }
             return nil
         }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How a failure should be treated by a retry policy.
 public enum FailureKind: Sendable, Equatable {
     /// Worth retrying after a backoff; a server-given delay (`Retry-After`) wins when it is longer.
@@ -130,5 +138,31 @@ extension Duration {
     var seconds: Double {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}
+
+/// A retry policy in an immutable box, shared between procedures (see `AnyProcedure.retryPolicy`).
+final class RetryPolicyBox: Sendable {
+    /// The policy.
+    let policy: RetryPolicy
+
+    private init(_ policy: RetryPolicy) { self.policy = policy }
+
+    private static let none = RetryPolicyBox(.none)
+    private static let standard = RetryPolicyBox(.standard)
+
+    /// The shared box when `policy` is, bit for bit, `RetryPolicy.none` or `.standard` (same numbers, same
+    /// classification closure); a new box otherwise. Bitwise equality is never wrong to trust, only incomplete:
+    /// an equal policy built separately gets its own box.
+    static func box(for policy: RetryPolicy) -> RetryPolicyBox {
+        if bitwiseEqual(policy, none.policy) { return none }
+        if bitwiseEqual(policy, standard.policy) { return standard }
+        return RetryPolicyBox(policy)
+    }
+
+    private static func bitwiseEqual(_ lhs: RetryPolicy, _ rhs: RetryPolicy) -> Bool {
+        withUnsafeBytes(of: lhs) { left in
+            withUnsafeBytes(of: rhs) { right in memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+        }
     }
 }

@@ -77,6 +77,38 @@ struct QueueTests {
         #expect(all.allSatisfy { $0.outcome?.isCancelled == true })
     }
 
+    @Test("cancel all reaches every unfinished procedure: without keys, with one key, with several, waiting on a dependency")
+    func cancelAllReachesEveryKind() async {
+        let queue = ProcedureQueue(maxConcurrentProcedures: 2)
+        let gate = Gate()
+        var all: [AnyProcedure] = []
+        func make(_ name: String, _ keys: [String]) -> Procedure<Void> {
+            let conditions: [any ProcedureCondition] = keys.isEmpty ? [] : [MutualExclusion(keys: keys)]
+            let procedure = Procedure<Void>(name: name, conditions: conditions) { _ in try await gate.wait() }
+            all.append(procedure.erased)
+            return procedure
+        }
+        // Running or waiting for a slot, without keys (only the queue's own table knows them).
+        let keyless = (0..<4).map { make("free\($0)", []) }
+        // With one key, with several keys (several lines each), and waiting on a dependency.
+        let single = (0..<3).map { make("one\($0)", ["k\($0 % 2)"]) }
+        let several = (0..<3).map { make("two\($0)", ["k0", "k\($0 + 1)"]) }
+        let dependent = make("dependent", ["k9"])
+        dependent.addDependency(keyless[0])
+        let keylessDependent = make("keylessDependent", [])
+        keylessDependent.addDependency(single[0])
+        for procedure in keyless + single + several + [dependent, keylessDependent] { queue.add(procedure) }
+        #expect(queue.unfinishedCount == all.count)
+
+        queue.cancelAll()
+        // `cancel` records the request before returning: every procedure must have been reached.
+        for procedure in all { #expect(procedure.isCancelled, "\(procedure.name) was not cancelled") }
+        gate.open()
+        await withinDeadline("cancel all") { await queue.waitUntilAllFinished() }
+        #expect(all.allSatisfy { $0.outcome?.isCancelled == true })
+        #expect(queue.unfinishedCount == 0)
+    }
+
     @Test("waiting for all finished returns at once on an empty queue")
     func emptyQueue() async {
         let queue = ProcedureQueue()
