@@ -225,7 +225,14 @@ extension RecipeStore {
     static func lease(
         _ recipe: Recipe, deleted: Int64, owner: String, now: Date, duration: TimeInterval, db: Database
     ) throws -> SyncClaim {
-        try Self.exec(db, sql: "UPDATE recipes SET lease_owner = ?, lease_expires_at = ?, cancel_requested = 0 WHERE id = ?",
+        // `sent_revision`: from here on the server may get this revision, so a deletion must go through the server
+        // (a claim whose JSON never went out costs that deletion one DELETE answered 404, which counts as done).
+        // Recorded with the lease rather than in a commit of its own before each upload.
+        try Self.exec(db, sql: """
+                UPDATE recipes SET lease_owner = ?, lease_expires_at = ?, cancel_requested = 0,
+                    sent_revision = CASE WHEN deleted = 0 THEN max(sent_revision, revision) ELSE sent_revision END
+                WHERE id = ?
+                """,
             arguments: [owner, now.timeIntervalSince1970 + duration, recipe.id])
         var recipe = recipe
         recipe.ingredients = try String.fetchAll(
@@ -261,26 +268,16 @@ extension RecipeStore {
         }
     }
 
-    /// Records that the upload of `revision` is about to start, before the first byte of the JSON goes out, so
-    /// that a later deletion knows the server may have the recipe. False when `owner` no longer holds the lease
-    /// or the recipe was deleted meanwhile (then nothing may be sent).
-    ///
-    /// `image` (SHA-256 and URL) records the image the server confirmed in the same transaction, so that a later run
-    /// skips it; a crash before this commit is covered by the image step's `HEAD`.
-    public func markSending(
-        id: Int64, owner: String, revision: Int64, image: (sha256: String, url: String)? = nil
-    ) throws(StoreError) -> Bool {
-        try write { db in
-            if let image {
-                try Self.exec(db, sql: "UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ? WHERE id = ? AND lease_owner = ? AND deleted = 0",
-                    arguments: [image.sha256, image.url, id, owner])
-            }
-            try Self.exec(db, sql: """
-                    UPDATE recipes SET sent_revision = max(sent_revision, ?)
-                    WHERE id = ? AND lease_owner = ? AND deleted = 0
-                    """,
-                arguments: [revision, id, owner])
-            return db.changesCount > 0
+    /// Whether `owner` still holds the lease of recipe `id` and it is not being deleted: checked right before the
+    /// JSON goes out, so that nothing is sent for a recipe deleted or taken over meanwhile. A read, not a write: the
+    /// claim already recorded that the server may get this revision (`sent_revision`).
+    public func mayUpload(id: Int64, owner: String) throws(StoreError) -> Bool {
+        try peek { db in
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE id = ? AND lease_owner = ? AND deleted = 0)"),
+                arguments: [id, owner]
+            ) ?? false
         }
     }
 
@@ -305,14 +302,25 @@ extension RecipeStore {
     ///
     /// Revision fencing: the recipe counts as synced only when the acknowledged revision is still its current one;
     /// an edit made meanwhile leaves it as the edit left it (pending for the next revision).
+    ///
+    /// `confirmedImage` (SHA-256 and URL) is the image the server confirmed during the chain, recorded whatever the
+    /// outcome so that a later run skips it; a crash before this commit is covered by the image step's `HEAD`.
     @discardableResult
     public func finishChain(
-        _ claim: SyncClaim, owner: String, result: ChainResult, now: Date
+        _ claim: SyncClaim, owner: String, result: ChainResult, confirmedImage: (sha256: String, url: String)? = nil,
+        now: Date
     ) throws(StoreError) -> FinishedChain {
         let id = claim.recipe.id
         var unneeded: [String] = []
         var editedMeanwhile = false
         try write { db in
+            if let image = confirmedImage {
+                try Self.exec(db, sql: """
+                        UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ?
+                        WHERE id = ? AND lease_owner = ? AND deleted = 0
+                        """,
+                    arguments: [image.sha256, image.url, id, owner])
+            }
             guard let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: "SELECT revision, state, image_file, image_sha256, remote_image_sha256 FROM recipes WHERE id = ?"),

@@ -136,6 +136,19 @@ public final class RecipeStore: Sendable {
         }
     }
 
+    /// Runs `body` on the writer's connection outside any transaction, each statement seeing the latest commit: for a
+    /// one-row check on the hot path of a sync, where a pooled read (a reader connection, `BEGIN`, `COMMIT`) cost
+    /// about as much as a write.
+    func peek<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.writeWithoutTransaction(body)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw Self.translate(error, path: home.databaseURL.path)
+        }
+    }
+
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction, committed when it returns and rolled back when it throws.
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
