@@ -72,6 +72,23 @@ public struct FinishedChain: Sendable, Equatable {
     public var editedMeanwhile: Bool
 }
 
+/// One chain's end, as `finishChains` records it.
+public struct ChainFinish: Sendable {
+    public var claim: SyncClaim
+    public var result: ChainResult
+    /// The image the server confirmed during the chain (SHA-256 and URL), recorded whatever the outcome.
+    public var confirmedImage: (sha256: String, url: String)?
+    /// When the chain ended (the time recorded for `offline_since`).
+    public var now: Date
+
+    public init(claim: SyncClaim, result: ChainResult, confirmedImage: (sha256: String, url: String)? = nil, now: Date) {
+        self.claim = claim
+        self.result = result
+        self.confirmedImage = confirmedImage
+        self.now = now
+    }
+}
+
 /// What `requestCancel` did.
 public enum CancelResult: Sendable, Equatable {
     /// The recipe was queued or waiting for a retry; it is now `cancelled`.
@@ -310,86 +327,105 @@ extension RecipeStore {
         _ claim: SyncClaim, owner: String, result: ChainResult, confirmedImage: (sha256: String, url: String)? = nil,
         now: Date
     ) throws(StoreError) -> FinishedChain {
+        try finishChains([ChainFinish(claim: claim, result: result, confirmedImage: confirmedImage, now: now)], owner: owner)[0]
+    }
+
+    /// `finishChain` for several chains in one transaction (one commit, one sync to disk): a sync run records the
+    /// chains that ended while the previous commit was being written together.
+    public func finishChains(_ finishes: [ChainFinish], owner: String) throws(StoreError) -> [FinishedChain] {
+        guard !finishes.isEmpty else { return [] }
+        return try write { db in
+            try finishes.map { finish in
+                try Self.finish(
+                    finish.claim, owner: owner, result: finish.result, confirmedImage: finish.confirmedImage,
+                    now: finish.now, db: db)
+            }
+        }
+    }
+
+    /// Records the end of one chain inside the caller's transaction.
+    static func finish(
+        _ claim: SyncClaim, owner: String, result: ChainResult, confirmedImage: (sha256: String, url: String)?,
+        now: Date, db: Database
+    ) throws -> FinishedChain {
         let id = claim.recipe.id
         var unneeded: [String] = []
         var editedMeanwhile = false
-        try write { db in
-            if let image = confirmedImage {
-                try Self.exec(db, sql: """
-                        UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ?
-                        WHERE id = ? AND lease_owner = ? AND deleted = 0
-                        """,
-                    arguments: [image.sha256, image.url, id, owner])
-            }
-            guard let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT revision, state, image_file, image_sha256, remote_image_sha256 FROM recipes WHERE id = ?"),
-                arguments: [id])
-            else { return }
-            let revision: Int64 = row["revision"]
-            let state: String = row["state"]
-            // A failure of revision N says nothing about an edit made meanwhile: that stays as the edit left it.
-            editedMeanwhile = revision != claim.revision
-            let open = editedMeanwhile ? "0" : "state IN ('pending', 'waiting', 'deleting', 'uploading')"
-            switch result {
-            case .uploaded(let uploaded):
-                if revision == uploaded {
-                    try Self.exec(db, sql: """
-                            UPDATE recipes SET synced_revision = max(synced_revision, ?), state = 'synced', attempts = 0,
-                                next_attempt_at = NULL, last_error = NULL, offline_since = NULL, cancel_requested = 0,
-                                server_version = NULL
-                            WHERE id = ?
-                            """,
-                        arguments: [uploaded, id])
-                } else {
-                    try Self.exec(db, sql: "UPDATE recipes SET synced_revision = max(synced_revision, ?), offline_since = NULL WHERE id = ?",
-                        arguments: [uploaded, id])
-                }
-                // The media copy is no longer needed once the server has that image for this recipe.
-                let imageFile: String? = row["image_file"]
-                let local: String? = row["image_sha256"]
-                let remote: String? = row["remote_image_sha256"]
-                if let imageFile, local != nil, local == remote {
-                    try Self.exec(db, sql: "UPDATE recipes SET image_file = NULL WHERE id = ?", arguments: [id])
-                    unneeded.append(imageFile)
-                }
-            case .deleted:
-                if let imageFile: String = row["image_file"] { unneeded.append(imageFile) }
-                try Self.exec(db, sql: "DELETE FROM recipes WHERE id = ? AND deleted = 1", arguments: [id])
-            case .retryLater(let at, let attempts, let error):
-                try Self.exec(db, sql: """
-                        UPDATE recipes SET state = CASE WHEN \(open) THEN 'waiting' ELSE state END,
-                            attempts = CASE WHEN \(open) THEN ? ELSE attempts END,
-                            next_attempt_at = CASE WHEN \(open) THEN ? ELSE next_attempt_at END,
-                            last_error = ?, offline_since = NULL
-                        WHERE id = ?
-                        """,
-                    arguments: [attempts, at.timeIntervalSince1970, error, id])
-            case .failed(let attempts, let error, let serverVersion):
-                try Self.exec(db, sql: """
-                        UPDATE recipes SET state = CASE WHEN \(open) THEN 'failed' ELSE state END,
-                            attempts = CASE WHEN \(open) THEN ? ELSE attempts END,
-                            next_attempt_at = CASE WHEN \(open) THEN NULL ELSE next_attempt_at END,
-                            last_error = ?, server_version = ?, offline_since = NULL
-                        WHERE id = ?
-                        """,
-                    arguments: [attempts, error, serverVersion, id])
-            case .cancelledByUser:
-                if state != SyncState.cancelled.rawValue, revision == claim.revision {
-                    try Self.exec(db, sql: "UPDATE recipes SET state = 'cancelled' WHERE id = ?", arguments: [id])
-                }
-                try Self.exec(db, sql: "UPDATE recipes SET cancel_requested = 0 WHERE id = ?", arguments: [id])
-            case .interrupted(let error):
-                if let error {
-                    try Self.exec(db, sql: "UPDATE recipes SET last_error = ? WHERE id = ?", arguments: [error, id])
-                }
-            case .offline(let since):
-                try Self.exec(db, sql: "UPDATE recipes SET offline_since = coalesce(offline_since, ?) WHERE id = ?",
-                    arguments: [since.timeIntervalSince1970, id])
-            }
-            try Self.exec(db, sql: "UPDATE recipes SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?",
-                arguments: [id, owner])
+        if let image = confirmedImage {
+            try Self.exec(db, sql: """
+                    UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ?
+                    WHERE id = ? AND lease_owner = ? AND deleted = 0
+                    """,
+                arguments: [image.sha256, image.url, id, owner])
         }
+        guard let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT revision, state, image_file, image_sha256, remote_image_sha256 FROM recipes WHERE id = ?"),
+            arguments: [id])
+        else { return FinishedChain(unneededMedia: [], editedMeanwhile: false) }
+        let revision: Int64 = row["revision"]
+        let state: String = row["state"]
+        // A failure of revision N says nothing about an edit made meanwhile: that stays as the edit left it.
+        editedMeanwhile = revision != claim.revision
+        let open = editedMeanwhile ? "0" : "state IN ('pending', 'waiting', 'deleting', 'uploading')"
+        switch result {
+        case .uploaded(let uploaded):
+            if revision == uploaded {
+                try Self.exec(db, sql: """
+                        UPDATE recipes SET synced_revision = max(synced_revision, ?), state = 'synced', attempts = 0,
+                            next_attempt_at = NULL, last_error = NULL, offline_since = NULL, cancel_requested = 0,
+                            server_version = NULL
+                        WHERE id = ?
+                        """,
+                    arguments: [uploaded, id])
+            } else {
+                try Self.exec(db, sql: "UPDATE recipes SET synced_revision = max(synced_revision, ?), offline_since = NULL WHERE id = ?",
+                    arguments: [uploaded, id])
+            }
+            // The media copy is no longer needed once the server has that image for this recipe.
+            let imageFile: String? = row["image_file"]
+            let local: String? = row["image_sha256"]
+            let remote: String? = row["remote_image_sha256"]
+            if let imageFile, local != nil, local == remote {
+                try Self.exec(db, sql: "UPDATE recipes SET image_file = NULL WHERE id = ?", arguments: [id])
+                unneeded.append(imageFile)
+            }
+        case .deleted:
+            if let imageFile: String = row["image_file"] { unneeded.append(imageFile) }
+            try Self.exec(db, sql: "DELETE FROM recipes WHERE id = ? AND deleted = 1", arguments: [id])
+        case .retryLater(let at, let attempts, let error):
+            try Self.exec(db, sql: """
+                    UPDATE recipes SET state = CASE WHEN \(open) THEN 'waiting' ELSE state END,
+                        attempts = CASE WHEN \(open) THEN ? ELSE attempts END,
+                        next_attempt_at = CASE WHEN \(open) THEN ? ELSE next_attempt_at END,
+                        last_error = ?, offline_since = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [attempts, at.timeIntervalSince1970, error, id])
+        case .failed(let attempts, let error, let serverVersion):
+            try Self.exec(db, sql: """
+                    UPDATE recipes SET state = CASE WHEN \(open) THEN 'failed' ELSE state END,
+                        attempts = CASE WHEN \(open) THEN ? ELSE attempts END,
+                        next_attempt_at = CASE WHEN \(open) THEN NULL ELSE next_attempt_at END,
+                        last_error = ?, server_version = ?, offline_since = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [attempts, error, serverVersion, id])
+        case .cancelledByUser:
+            if state != SyncState.cancelled.rawValue, revision == claim.revision {
+                try Self.exec(db, sql: "UPDATE recipes SET state = 'cancelled' WHERE id = ?", arguments: [id])
+            }
+            try Self.exec(db, sql: "UPDATE recipes SET cancel_requested = 0 WHERE id = ?", arguments: [id])
+        case .interrupted(let error):
+            if let error {
+                try Self.exec(db, sql: "UPDATE recipes SET last_error = ? WHERE id = ?", arguments: [error, id])
+            }
+        case .offline(let since):
+            try Self.exec(db, sql: "UPDATE recipes SET offline_since = coalesce(offline_since, ?) WHERE id = ?",
+                arguments: [since.timeIntervalSince1970, id])
+        }
+        try Self.exec(db, sql: "UPDATE recipes SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?",
+            arguments: [id, owner])
         return FinishedChain(unneededMedia: unneeded, editedMeanwhile: editedMeanwhile)
     }
 

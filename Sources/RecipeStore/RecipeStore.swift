@@ -31,11 +31,12 @@ public final class RecipeStore: Sendable {
         var config = Configuration()
         config.busyMode = .timeout(Self.busyTimeout)
         config.foreignKeysEnabled = true
-        config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         do {
             pool = try DatabasePool(path: path, configuration: config)
+            // Every commit reaches the disk before it returns, so an edit the user saw succeed survives a power
+            // cut. Set on the writer after the pool is open: GRDB turns WAL connections to NORMAL while opening
+            // them, after `prepareDatabase` has run, and NORMAL may lose the last commits on a power cut.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             throw Self.translate(error, path: path)
         }

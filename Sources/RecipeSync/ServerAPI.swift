@@ -127,42 +127,47 @@ enum AnswerFields {
             }
         }
 
-        /// A JSON string with its escapes decoded (`\uXXXX` surrogate pairs included); nil when malformed.
+        /// A JSON string with its escapes decoded (`\\uXXXX` surrogate pairs included; invalid UTF-8 repaired);
+        /// nil when malformed.
         private mutating func string() -> String? {
             guard take(UInt8(ascii: "\"")) else { return nil }
-            var scalars = String.UnicodeScalarView()
-            var plainStart = index
-            func flushPlain(_ end: Int) -> Bool {
-                guard end > plainStart else { return true }
-                guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[plainStart..<end]), as: UTF8.self)
-                else { return false }
-                scalars.append(contentsOf: text.unicodeScalars)
-                return true
+            // The usual case: no escape, one slice.
+            var end = index
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+                end += 1
             }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+                index = end + 1
+                return text
+            }
+            var text = ""
+            var plainStart = index
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    guard flushPlain(index) else { return nil }
+                    text += String(decoding: UnsafeBufferPointer(rebasing: bytes[plainStart..<index]), as: UTF8.self)
                     index += 1
-                    return String(scalars)
+                    return text
                 }
                 if byte < 0x20 { return nil }
                 if byte != UInt8(ascii: "\\") {
                     index += 1
                     continue
                 }
-                guard flushPlain(index), index + 1 < bytes.count else { return nil }
+                text += String(decoding: UnsafeBufferPointer(rebasing: bytes[plainStart..<index]), as: UTF8.self)
+                guard index + 1 < bytes.count else { return nil }
                 let escape = bytes[index + 1]
                 index += 2
                 switch escape {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "\""): text.append("\"")
+                case UInt8(ascii: "\\"): text.append("\\")
+                case UInt8(ascii: "/"): text.append("/")
+                case UInt8(ascii: "b"): text.append("\u{08}")
+                case UInt8(ascii: "f"): text.append("\u{0C}")
+                case UInt8(ascii: "n"): text.append("\n")
+                case UInt8(ascii: "r"): text.append("\r")
+                case UInt8(ascii: "t"): text.append("\t")
                 case UInt8(ascii: "u"):
                     guard var code = hex4() else { return nil }
                     if (0xD800..<0xDC00).contains(code) {
@@ -172,7 +177,7 @@ enum AnswerFields {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(code) else { return nil }
-                    scalars.append(scalar)
+                    text.unicodeScalars.append(scalar)
                 default:
                     return nil
                 }

@@ -43,6 +43,14 @@ struct MigrationTests {
         #expect(foreignKeys == 1)
     }
 
+    @Test("commits are durable: the connection that writes runs with synchronous = FULL (2), not the NORMAL GRDB sets for WAL")
+    func writerIsFullySynchronous() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let level = try store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(level == 2)
+    }
+
     @Test("migrations apply in order, each in its own transaction with its bookkeeping row")
     func failedMigrationLeavesEarlierOnes() throws {
         let dir = TemporaryDirectory()
