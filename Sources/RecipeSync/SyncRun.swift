@@ -70,7 +70,9 @@ public final class SyncRun: Sendable {
         // sync went from 2.48 s to 2.16 s on the benchmark machine).
         let queue = ProcedureQueue(
             maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random)
-        let context = RunContext(api: api, client: client, queue: queue, reachability: reachability)
+        let context = RunContext(
+            api: api, client: client, queue: queue, reachability: reachability,
+            host: ReachabilityProbe.hostAndPort(of: api.baseURL))
 
         let poller = Task { await self.pollLeases() }
         await feed(context)
@@ -88,6 +90,8 @@ public final class SyncRun: Sendable {
         let client: HTTPClient
         let queue: ProcedureQueue
         let reachability: CachedReachability
+        /// The server's host and port, for every step's reachability condition (parsed once per run).
+        let host: (host: String, port: Int)?
     }
 
     // MARK: Feeding
@@ -184,7 +188,7 @@ public final class SyncRun: Sendable {
         _ step: SyncEvent.Step, _ claim: SyncClaim, previousAttempts: Int, _ context: RunContext,
         body: @escaping @Sendable (ProcedureContext) async throws -> Output
     ) async -> (ProcedureOutcome, Int, Output?) {
-        let host = ReachabilityProbe.hostAndPort(of: context.api.baseURL)
+        let host = context.host
         var conditions: [any ProcedureCondition] = [MutualExclusion("recipe:\(claim.recipe.uuid.uuidString.lowercased())")]
         if let host {
             conditions.append(ReachabilityCondition(host: host.host, port: host.port, probe: context.reachability))
