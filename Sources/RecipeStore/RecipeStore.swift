@@ -151,9 +151,15 @@ public final class RecipeStore: Sendable {
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction, committed when it returns and rolled back when it throws.
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    ///
+    /// The commit is on disk when this returns, unless `waitForDisk` is false: then it is written to the WAL without
+    /// a sync (`synchronous = NORMAL` for this one transaction), and reaches the disk with the next synced commit or
+    /// checkpoint. Only for bookkeeping that a power cut may lose without harm (see `finishChains`).
+    func write<T>(waitForDisk: Bool = true, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.writeWithoutTransaction { db in
+                if !waitForDisk { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                defer { if !waitForDisk { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(db)
