@@ -20,6 +20,7 @@ struct recipes_curl_functions {
     CURLcode (*global_init)(long);
     CURL *(*easy_init)(void);
     void (*easy_cleanup)(CURL *);
+    void (*easy_reset)(CURL *);
     CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
     const char *(*easy_strerror)(CURLcode);
@@ -61,6 +62,7 @@ static void recipes_curl_load_once(void) {
     f->global_init = (CURLcode (*)(long))recipes_curl_symbol(library, "curl_global_init", &missing);
     f->easy_init = (CURL *(*)(void))recipes_curl_symbol(library, "curl_easy_init", &missing);
     f->easy_cleanup = (void (*)(CURL *))recipes_curl_symbol(library, "curl_easy_cleanup", &missing);
+    f->easy_reset = (void (*)(CURL *))recipes_curl_symbol(library, "curl_easy_reset", &missing);
     f->easy_setopt = (CURLcode (*)(CURL *, CURLoption, ...))recipes_curl_symbol(library, "curl_easy_setopt", &missing);
     f->easy_getinfo = (CURLcode (*)(CURL *, CURLINFO, ...))recipes_curl_symbol(library, "curl_easy_getinfo", &missing);
     f->easy_strerror = (const char *(*)(CURLcode))recipes_curl_symbol(library, "curl_easy_strerror", &missing);
@@ -100,6 +102,7 @@ static inline struct recipes_curl_functions *recipes_curl(void) {
 static inline CURLcode recipes_curl_global_init(long flags) { return recipes_curl()->global_init(flags); }
 static inline CURL *recipes_curl_easy_init(void) { return recipes_curl()->easy_init(); }
 static inline void recipes_curl_easy_cleanup(CURL *handle) { recipes_curl()->easy_cleanup(handle); }
+static inline void recipes_curl_easy_reset(CURL *handle) { recipes_curl()->easy_reset(handle); }
 static inline const char *recipes_curl_easy_strerror(CURLcode code) { return recipes_curl()->easy_strerror(code); }
 static inline struct curl_slist *recipes_curl_slist_append(struct curl_slist *list, const char *line) {
     return recipes_curl()->slist_append(list, line);

@@ -4,9 +4,12 @@ internal import CCurl
 ///
 /// Used by one thread at a time, never concurrently: configured on the task that calls `HTTPClient.send`,
 /// then, once submitted, used only on the transfer loop's thread (the multi handle drives it and the loop reads
-/// its results there). `deinit` runs wherever the last reference to its `Transfer` is dropped, often the
-/// caller's task after it has its result, and always after the loop took it out of the multi handle.
-final class CurlEasy {
+/// its results there). Once the caller has its result the loop has taken it out of the multi handle for good, and
+/// the client keeps it for a later request (`HTTPClient`'s spare handles), which `reset()`s it first.
+final class CurlEasy: @unchecked Sendable {
+    // @unchecked Sendable: handed between threads only as described above — to the loop through its inbox lock,
+    // back to the caller through the result's continuation, into and out of the spare handles under their lock —
+    // and never used by two threads at once.
     /// The raw `CURL *` (https://curl.se/libcurl/c/curl_easy_init.html).
     let handle: UnsafeMutableRawPointer
     /// libcurl writes its detailed error text here (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes).
@@ -22,6 +25,18 @@ final class CurlEasy {
         self.handle = handle
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+    }
+
+    /// Forgets every option of the last request (libcurl keeps its buffers and the multi handle keeps the
+    /// connections), ready for the next one.
+    func reset() throws(TransportError) {
+        recipes_curl_easy_reset(handle)
+        if let headerList {
+            recipes_curl_slist_free_all(headerList)
+            self.headerList = nil
+        }
+        errorBuffer[0] = 0
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
     }
 

@@ -41,7 +41,7 @@ final class Transfer: @unchecked Sendable {
     let cancelRequested = Atomic<Bool>(false)
 
     /// Prepares the easy handle for `request` with the client's settings.
-    init(id: UInt64, request: HTTPRequest, settings: ClientSettings,
+    init(id: UInt64, request: HTTPRequest, settings: ClientSettings, easy reused: CurlEasy? = nil,
          progress: (@Sendable (TransferProgress) -> Void)?) throws(TransportError) {
         self.id = id
         self.method = request.method
@@ -53,7 +53,12 @@ final class Transfer: @unchecked Sendable {
         case .data(let data, _): upload = UploadBody(data: data)
         case .file(let path, _): upload = try UploadBody(filePath: path)
         }
-        easy = try CurlEasy()
+        if let reused {
+            try reused.reset()
+            easy = reused
+        } else {
+            easy = try CurlEasy()
+        }
         try configure(request, settings)
     }
 

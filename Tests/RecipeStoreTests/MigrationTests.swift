@@ -43,6 +43,19 @@ struct MigrationTests {
         #expect(foreignKeys == 1)
     }
 
+    @Test("commits are durable: the connection that writes runs with synchronous = FULL (2), not the NORMAL GRDB sets for WAL")
+    func writerIsFullySynchronous() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let level = try store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(level == 2)
+        // A transaction that does not wait for the disk leaves the connection as durable as before, also when it fails.
+        _ = try store.write(waitForDisk: false) { db in try db.execute(sql: "CREATE TABLE scratch (x)") }
+        _ = try? store.write(waitForDisk: false) { db in try db.execute(sql: "INSERT INTO no_such_table VALUES (1)") }
+        let after = try store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(after == 2)
+    }
+
     @Test("migrations apply in order, each in its own transaction with its bookkeeping row")
     func failedMigrationLeavesEarlierOnes() throws {
         let dir = TemporaryDirectory()

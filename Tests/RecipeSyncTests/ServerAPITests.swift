@@ -1,6 +1,6 @@
 import Foundation
 import RecipeModels
-import RecipeSync
+@testable import RecipeSync
 import Testing
 import Transport
 
@@ -88,5 +88,46 @@ struct ServerAPITests {
         #expect(ServerAPI.version(inAnswer: Data(#"{"version":"7"}"#.utf8)) == nil)
         #expect(ServerAPI.version(inAnswer: Data("[7]".utf8)) == nil)
         #expect(ServerAPI.version(inAnswer: Data("garbage".utf8)) == nil)
+    }
+
+    @Test("answer fields: strings with every escape, integers, skipped values of other kinds, white space; malformed answers have none")
+    func answerFields() {
+        func parse(_ text: String) -> [String: AnswerFields.Value]? { AnswerFields.parse(Data(text.utf8)) }
+        #expect(parse(#" { "a" : "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00" , "n": -42, "f": 1.5, "e": 1e3, "t": true, "z": null, "o": {"k": ["}", 1]}, "l": [1, "]"] } "#)
+            == ["a": .string("x\"\\/\u{08}\u{0C}\n\r\té😀"), "n": .integer(-42), "f": .other, "e": .other, "t": .other,
+                "z": .other, "o": .other, "l": .other])
+        #expect(parse("{}") == [:])
+        #expect(parse(#"{"big": 99999999999999999999}"#) == ["big": .other])
+        for malformed in [#"{"a":1"#, #"{"a":1} x"#, #"{"a" 1}"#, #"{"a":"\q"}"#, #"{"a":"\ud83d"}"#, "[1]", "", #"{"a":tru}"#,
+                          "{\"a\":\"line\nbreak\"}", #"{"a":[1,2}"#, #"{"a":-}"#, #"{"a":"é"#] {
+            #expect(parse(malformed) == nil, "\(malformed)")
+        }
+    }
+
+    @Test("answer fields agree with JSONSerialization on 500 random flat objects of strings and integers")
+    func answerFieldsAgreeWithJSONSerialization() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "\"", "\\", "/", "\n", "\u{01}", "é", "😀", "\u{2028}", " ", "}", "]"]
+        func text() -> String {
+            String((0..<Int.random(in: 0...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+        }
+        for _ in 0..<500 {
+            var object: [String: Any] = [:]
+            var expected: [String: AnswerFields.Value] = [:]
+            for _ in 0..<Int.random(in: 0...5, using: &generator) {
+                let key = text()
+                if Bool.random(using: &generator) {
+                    let value = text()
+                    object[key] = value
+                    expected[key] = .string(value)
+                } else {
+                    let value = Int64.random(in: Int64.min...Int64.max, using: &generator)
+                    object[key] = value
+                    expected[key] = .integer(value)
+                }
+            }
+            let data = try JSONSerialization.data(withJSONObject: object)
+            #expect(AnswerFields.parse(data) == expected, "\(String(decoding: data, as: UTF8.self))")
+        }
     }
 }

@@ -305,6 +305,37 @@ struct StoreSyncStateTests {
         #expect(try f.home.recipe(f.synced).sync.state == .deleting)
     }
 
+    @Test("a claim records that the server may get the revision: deleting the recipe afterwards goes through the server; mayUpload refuses once it is deleted or for another owner")
+    func claimRecordsSentRevision() throws {
+        let f = try Fixture()
+        _ = try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive)
+        #expect(try f.store.mayUpload(id: f.pending, owner: Self.me))
+        #expect(try !f.store.mayUpload(id: f.pending, owner: Self.other))
+        try f.store.delete(f.pending)
+        #expect(try f.home.recipe(f.pending).sync.state == .deleting)  // not removed locally: the server may have it
+        #expect(try !f.store.mayUpload(id: f.pending, owner: Self.me))
+    }
+
+    @Test("outbox recycling: a finished file becomes the new one (same inode, exact bytes, old name gone); a spare collected meanwhile falls back to a new file")
+    func outboxRecycling() throws {
+        let f = try Fixture()
+        let outbox = Outbox(directory: f.store.home.outboxURL)
+        func inode(_ path: String) -> UInt { var info = stat(); return stat(path, &info) == 0 ? UInt(info.st_ino) : 0 }
+        let first = try outbox.write(Data(String(repeating: "x", count: 4_000).utf8), uuid: "AAAA", revision: 1)
+        let firstInode = inode(first)
+        let second = try outbox.write(
+            Data("{\"short\":1}".utf8), uuid: "BBBB", revision: 7, recycling: Outbox.fileName(uuid: "AAAA", revision: 1))
+        #expect(second == outbox.path(of: Outbox.fileName(uuid: "bbbb", revision: 7)))
+        #expect(inode(second) == firstInode)  // renamed, not created
+        #expect(try Data(contentsOf: URL(fileURLWithPath: second)) == Data("{\"short\":1}".utf8))  // truncated
+        #expect(outbox.fileNames() == [Outbox.fileName(uuid: "bbbb", revision: 7)])
+
+        // The spare named is gone (another process's GC): a new file, nothing else touched.
+        let third = try outbox.write(Data("3".utf8), uuid: "CCCC", revision: 2, recycling: "gone-1.json")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: third)) == Data("3".utf8))
+        #expect(Set(outbox.fileNames()) == [Outbox.fileName(uuid: "bbbb", revision: 7), Outbox.fileName(uuid: "cccc", revision: 2)])
+    }
+
     @Test("outbox GC keeps the current revision's file and a live-leased recipe's files, deletes the rest")
     func outboxGarbage() throws {
         let f = try Fixture()

@@ -170,7 +170,7 @@ struct SyncOutputTests {
         #expect(console.stderr.isEmpty)  // the summary says it; the REPL adds its own one-line failure
     }
 
-    @Test("plain: progress lines at most one per second per recipe, plus the 100% line once; clock = event time")
+    @Test("plain: progress lines at most one per second per recipe, the first a second after the start, plus the 100% line once; clock = event time")
     func plainProgressThrottle() {
         let console = CapturingConsole()
         let output = PlainSyncOutput(console: console)
@@ -186,26 +186,43 @@ struct SyncOutputTests {
         let soup = lines(console.stdout).filter { $0.hasPrefix("#3 ") }
         #expect(soup == [
             "#3 Tomato soup: image: uploading 1000 B (attempt 1)",
-            "#3 Tomato soup: image: 0% (0 B of 1000 B)",
             "#3 Tomato soup: image: 20% (200 B of 1000 B)",
             "#3 Tomato soup: image: 40% (400 B of 1000 B)",
             "#3 Tomato soup: image: 100% (1000 B of 1000 B)",
             "#3 Tomato soup: done (revision 4 on the server)",
         ])
         let bread = lines(console.stdout).filter { $0.hasPrefix("#4 ") }
+        // No start event seen for Bread: its first progress line shows at once.
         #expect(bread == ["#4 Bread: image: 0% (0 B of 100 B)", "#4 Bread: image: 4% (4 B of 100 B)",
                           "#4 Bread: image: 8% (8 B of 100 B)"])
     }
 
-    @Test("plain: a new attempt shows its first progress line at once")
+    @Test("plain: a new attempt's progress starts over: its first line a second after its start")
     func plainThrottleResetsOnRetry() {
         let console = CapturingConsole()
         let output = PlainSyncOutput(console: console)
-        output.emit(event(.progress, step: .image, bytes: 10, total: 100, at: 0))
-        output.emit(event(.retry, step: .image, delay: 0.1, error: "reset", at: 0.2))
-        output.emit(event(.start, step: .image, total: 100, attempt: 2, at: 0.3))
-        output.emit(event(.progress, step: .image, bytes: 5, total: 100, at: 0.4))
-        #expect(lines(console.stdout).last == "#3 Tomato soup: image: 5% (5 B of 100 B)")
+        output.emit(event(.start, step: .image, total: 100, attempt: 1, at: 0))
+        output.emit(event(.progress, step: .image, bytes: 10, total: 100, at: 1.0))
+        output.emit(event(.retry, step: .image, delay: 0.1, error: "reset", at: 1.2))
+        output.emit(event(.start, step: .image, total: 100, attempt: 2, at: 1.3))
+        output.emit(event(.progress, step: .image, bytes: 5, total: 100, at: 1.4))   // 0.1 s into attempt 2: not yet
+        output.emit(event(.progress, step: .image, bytes: 50, total: 100, at: 2.3))  // a second into attempt 2
+        let progress = lines(console.stdout).filter { $0.contains("%") }
+        #expect(progress == ["#3 Tomato soup: image: 10% (10 B of 100 B)", "#3 Tomato soup: image: 50% (50 B of 100 B)"])
+    }
+
+    @Test("plain: a quick upload shows its start and its outcome, no progress line, not even 100%")
+    func plainQuickUploadHasNoProgressLines() {
+        let console = CapturingConsole()
+        let output = PlainSyncOutput(console: console)
+        output.emit(event(.start, step: .image, total: 1000, attempt: 1, at: 0))
+        output.emit(event(.progress, step: .image, bytes: 500, total: 1000, at: 0.002))
+        output.emit(event(.progress, step: .image, bytes: 1000, total: 1000, at: 0.004))
+        output.emit(event(.done, revision: 4, at: 0.01))
+        #expect(lines(console.stdout) == [
+            "#3 Tomato soup: image: uploading 1000 B (attempt 1)",
+            "#3 Tomato soup: done (revision 4 on the server)",
+        ])
     }
 
     @Test("control characters in titles and errors become spaces: no escape sequence, no line break gets out")

@@ -134,6 +134,33 @@ struct HTTPClientRequestTests {
         #expect(Set(server.received.map(\.head.connection)) == [1])
     }
 
+    @Test("Handles are reused one request after another, and nothing of one request leaks into the next: method, body, headers, token")
+    func reusedHandlesStartClean() async throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try TestSupport.makeFile(size: 70_000, in: directory)
+        let server = try LoopbackHTTPServer(status: 200)
+        defer { server.stop() }
+        let client = try TestSupport.client(token: "s3cret-token")
+        let requests = [
+            HTTPRequest(method: .put, url: server.baseURL + "/a", headers: ["X-Only-Here": "1"],
+                        body: .file(path: file.path, contentType: "image/png")),
+            HTTPRequest(method: .head, url: server.baseURL + "/b"),
+            HTTPRequest(method: .delete, url: server.baseURL + "/c"),
+            HTTPRequest(method: .get, url: server.baseURL + "/d"),
+            HTTPRequest(method: .put, url: server.baseURL + "/e", body: .data(Data("{}".utf8), contentType: "application/json")),
+            HTTPRequest(method: .get, url: server.baseURL + "/f"),
+        ]
+        for request in requests { _ = try await client.send(request) }
+        let seen = server.received.map { ($0.head.method, $0.head.path, $0.bodyCount, $0.head.headers) }
+        #expect(seen.map(\.0) == ["PUT", "HEAD", "DELETE", "GET", "PUT", "GET"])
+        #expect(seen.map(\.1) == ["/a", "/b", "/c", "/d", "/e", "/f"])
+        #expect(seen.map(\.2) == [70_000, 0, 0, 0, 2, 0])
+        #expect(seen.map { $0.3["x-only-here"] } == ["1", nil, nil, nil, nil, nil])
+        #expect(seen.map { $0.3["content-type"] } == ["image/png", nil, nil, nil, "application/json", nil])
+        #expect(seen.allSatisfy { $0.3["authorization"] == "Bearer s3cret-token" })
+    }
+
     @Test("No more than maxConcurrentTransfers requests are on the wire at once; the others wait and all complete")
     func concurrencyLimit() async throws {
         let server = try LoopbackHTTPServer { _ in

@@ -5,12 +5,15 @@ import Synchronization
 /// `recipes sync` with stdout not a terminal: one plain line per event, e.g.
 /// `#3 Tomato soup: image: 50% (128.0 KiB of 256.0 KiB)`, then one summary line.
 ///
-/// Progress lines are thinned to at most one per second per recipe, plus the line that reaches 100%; the clock is
-/// the events' own `time`, so the result does not depend on when the lines are written.
+/// Progress lines are thinned to at most one per second per recipe, the first a second after its step started
+/// (the start line already says what is being sent), and the line that reaches 100% only after an earlier progress
+/// line of that step: a quick upload shows its start and its outcome, a slow one its progress too. The clock is the
+/// events' own `time`, so the result does not depend on when the lines are written.
 final class PlainSyncOutput: SyncOutput {
-    /// Per recipe: when its last progress line was printed, and whether its 100% line was.
+    /// Per recipe: when its step started or its last progress line was printed, and which progress lines were.
     private struct Shown {
         var lastProgress: Date?
+        var anyShown = false
         var finalShown = false
     }
 
@@ -29,10 +32,11 @@ final class PlainSyncOutput: SyncOutput {
         shown.withLock { shown in
             switch event.kind {
             case .progress:
+                // Without a start event (not seen, or the output began mid-step) the first line shows at once.
                 var entry = shown[event.id] ?? Shown()
                 let bytes = event.bytes ?? 0
                 if let total = event.total, bytes >= total {
-                    guard !entry.finalShown else { return }
+                    guard !entry.finalShown, entry.anyShown || entry.lastProgress == nil else { return }
                     entry.finalShown = true
                 } else if let last = entry.lastProgress,
                     event.time.timeIntervalSince(last) < Self.progressInterval
@@ -40,9 +44,12 @@ final class PlainSyncOutput: SyncOutput {
                     return
                 }
                 entry.lastProgress = event.time
+                entry.anyShown = true
                 shown[event.id] = entry
-            case .start, .retry:
-                shown[event.id] = nil  // a new step or attempt starts its own progress
+            case .start:
+                shown[event.id] = Shown(lastProgress: event.time)  // a new step or attempt starts its own progress
+            case .retry:
+                shown[event.id] = nil
             case .done, .failed, .cancelled, .offline, .skipped:
                 shown[event.id] = nil
             }
