@@ -56,9 +56,17 @@ public struct Outbox: Sendable {
         let final = path(of: Self.fileName(uuid: uuid, revision: revision))
         if let spare {
             let recycled = path(of: spare)
-            let fd = open(recycled, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            // Overwritten, then cut to length only when the old contents were longer: truncating to zero first
+            // freed the file's blocks for the write to allocate again, a thirtieth of a 1,000-recipe sync's CPU.
+            let fd = open(recycled, O_WRONLY | O_CLOEXEC)
             if fd >= 0 {
-                let failure = Self.writeAll(data, to: fd)
+                var failure = Self.writeAll(data, to: fd)
+                var info = stat()
+                if failure == nil, fstat(fd, &info) == 0, Int(info.st_size) > data.count,
+                    ftruncate(fd, off_t(data.count)) != 0
+                {
+                    failure = String(cString: strerror(errno))
+                }
                 close(fd)
                 if failure == nil, rename(recycled, final) == 0 { return final }
                 unlink(recycled)  // no half-written file left under any name; then the general path below
