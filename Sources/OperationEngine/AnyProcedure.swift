@@ -188,19 +188,22 @@ public class AnyProcedure: @unchecked Sendable, CustomStringConvertible {
     /// cancel handlers run at once. Only the first call has an effect; cancelling a finished procedure does nothing.
     public func cancel(reason: CancellationReason = .requested("cancel")) {
         enum Action { case none, markOnly, interrupt(DriverHandle?, [@Sendable () -> Void]), finish(ProcedureQueue) }
-        let (action, observers): (Action, [any ProcedureObserver]) = state.withLock { state in
-            guard state.lifecycle != .finished, state.cancelReason == nil else { return (.none, []) }
+        // The queue is taken (and retained) in the same critical section: the procedure is unfinished there, so
+        // its queue is alive; read later, it may already be gone with the procedure's finish, and streams would miss
+        // the event.
+        let (action, observers, queue): (Action, [any ProcedureObserver], ProcedureQueue?) = state.withLock { state in
+            guard state.lifecycle != .finished, state.cancelReason == nil else { return (.none, [], nil) }
             state.cancelReason = reason
+            let queue = state.queue?.takeUnretainedValue()
             if state.hasDriver {
                 let handlers = state.cancelHandlers
                 state.cancelHandlers = []
-                return (.interrupt(state.driver, handlers), state.observers)
+                return (.interrupt(state.driver, handlers), state.observers, queue)
             }
-            if let queue = state.queue { return (.finish(queue.takeUnretainedValue()), state.observers) }
-            return (.markOnly, state.observers)
+            if let queue { return (.finish(queue), state.observers, queue) }
+            return (.markOnly, state.observers, nil)
         }
         if case .none = action { return }
-        let queue = state.withLock { $0.queue?.takeUnretainedValue() }
         let event = ProcedureEvent.cancelled(info, reason: reason)
         for observer in observers { observer.receive(event, from: self, child: nil) }
         queue?.broadcast(event)

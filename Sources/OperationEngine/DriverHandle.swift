@@ -26,10 +26,12 @@ final class DriverHandle: Sendable {
 
     /// Records the task once it exists; cancels it at once if its procedure was cancelled in the meantime.
     func setTask(_ task: Task<Void, Never>) {
-        state.withLock { state in
+        let cancelNow = state.withLock { state in
             state.task = task
-            if state.cancelRequested { task.cancel() }
+            return state.cancelRequested
         }
+        // Outside the lock: cancelling runs the task's cancellation handlers at once (they take other locks).
+        if cancelNow { task.cancel() }
     }
 
     /// Cancels the driver task if, and only if, it is driving `procedure` now.
@@ -37,10 +39,11 @@ final class DriverHandle: Sendable {
         let (marked, _) = current.compareExchange(
             expected: procedure.rawValue, desired: procedure.rawValue | Self.cancelledBit, ordering: .acquiringAndReleasing)
         guard marked else { return }
-        state.withLock { state in
+        let task = state.withLock { state in
             state.cancelRequested = true
-            state.task?.cancel()
+            return state.task
         }
+        task?.cancel()   // outside the lock, as in `setTask`
     }
 
     /// Moves the driver to `procedure`; `false` when the driver was cancelled (it must stop driving).

@@ -272,7 +272,8 @@ public final class ProcedureQueue: Sendable {
 
     // MARK: Cancelling and waiting
 
-    /// Cancels every unfinished procedure.
+    /// Cancels every unfinished procedure whose `add` has returned (one still being added by another thread — an
+    /// observer or condition calling this from inside `add` — may be missed).
     public func cancelAll(reason: CancellationReason = .requested("cancel all")) {
         let all = state.withLock { $0.allUnfinished() }
         for procedure in all { procedure.cancel(reason: reason) }
@@ -547,7 +548,6 @@ public final class ProcedureQueue: Sendable {
             return (opens, grants, next, counted ? [] : state.takeCapacityWaiters())
         }
         emit(.finished(procedure.info, outcome: outcome), for: procedure, observers: finishing.observers)
-        for waiter in finishing.waiters { waiter.resume(returning: outcome) }
         if counted {
             let late = state.withLock { state in
                 drained = state.uncount()
@@ -555,6 +555,8 @@ public final class ProcedureQueue: Sendable {
             }
             for waiter in late { waiter.resume() }
         }
+        // After the uncounting: whoever awaited this procedure finds it no longer among the unfinished.
+        for waiter in finishing.waiters { waiter.resume(returning: outcome) }
         perform(grants)
         for (open, plan) in opens { openGate(open, plan: plan) }
         for dependent in finishing.dependents where dependent.dependencyFinished() {
