@@ -14,6 +14,10 @@ public protocol ProcedureCondition: Sendable {
     func dependency(for procedure: AnyProcedure) -> AnyProcedure?
     /// Checks the condition just before the procedure becomes ready; throws when it does not hold.
     func evaluate(_ context: ConditionContext) async throws
+    /// Whether the condition is known to hold right now without suspending (a remembered answer, say): when every
+    /// condition that needs evaluation says so, the queue makes the procedure ready at once instead of starting a
+    /// task to evaluate them. `false` means "evaluate" — never "does not hold". Default: `false`.
+    func holdsWithoutEvaluation(_ context: ConditionContext) -> Bool
 }
 
 extension ProcedureCondition {
@@ -23,6 +27,8 @@ extension ProcedureCondition {
     public var requiresEvaluation: Bool { true }
     /// No dependency.
     public func dependency(for procedure: AnyProcedure) -> AnyProcedure? { nil }
+    /// Not known without evaluating.
+    public func holdsWithoutEvaluation(_ context: ConditionContext) -> Bool { false }
     /// The type's name.
     public var name: String { String(describing: Self.self) }
 }

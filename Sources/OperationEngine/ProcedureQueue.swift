@@ -378,7 +378,7 @@ public final class ProcedureQueue: Sendable {
             procedure.cancel(reason: reason)
             return
         }
-        if plan.asynchronousConditions.isEmpty {
+        if plan.asynchronousConditions.isEmpty || Self.holdWithoutEvaluation(plan.asynchronousConditions, procedure) {
             guard procedure.becomeReady() else { return }
             let grants = state.withLock { state -> [Grant] in
                 state.pushReady(procedure, waiter: .spawn(procedure))
@@ -392,6 +392,12 @@ public final class ProcedureQueue: Sendable {
             let task = Task { await self.work(procedure, driver: driver, conditions: conditions, holdsSlot: false) }
             driver.setTask(task)
         }
+    }
+
+    /// Whether every one of `conditions` is known to hold for `procedure` now, without evaluating (no task needed).
+    private static func holdWithoutEvaluation(_ conditions: [any ProcedureCondition], _ procedure: AnyProcedure) -> Bool {
+        let context = ConditionContext(procedure: procedure, attempt: procedure.attempt + 1)
+        return conditions.allSatisfy { $0.holdsWithoutEvaluation(context) }
     }
 
     /// Hands slots to waiting procedures: resumes drivers or starts new ones.

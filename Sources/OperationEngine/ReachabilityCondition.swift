@@ -2,6 +2,13 @@
 public protocol ReachabilityProbe: Sendable {
     /// Whether `host:port` accepts connections now.
     func isReachable(host: String, port: Int) async -> Bool
+    /// Whether `host:port` is known to be reachable without asking (a recent answer). Default: `false` (ask).
+    func isKnownReachable(host: String, port: Int) -> Bool
+}
+
+extension ReachabilityProbe {
+    /// Nothing is known without asking.
+    public func isKnownReachable(host: String, port: Int) -> Bool { false }
 }
 
 /// A probe made of a closure, e.g. `ClosureReachabilityProbe { host, port in await tcpConnect(host, port) }`.
@@ -33,6 +40,11 @@ public struct ReachabilityCondition: ProcedureCondition {
 
     /// `Reachability(<host>:<port>)`.
     public var name: String { "Reachability(\(host):\(port))" }
+
+    /// Holds at once when the probe already knows the host is reachable (its cached answer).
+    public func holdsWithoutEvaluation(_ context: ConditionContext) -> Bool {
+        probe.isKnownReachable(host: host, port: port)
+    }
 
     /// Asks the probe; throws `EngineError.unreachable` when the host does not answer.
     public func evaluate(_ context: ConditionContext) async throws {

@@ -39,6 +39,52 @@ struct ConditionTests {
         #expect(log.all == ["condition", "condition", "work"])
     }
 
+    @Test("a condition known to hold is not evaluated (no task started for it); one not known is evaluated")
+    func knownToHoldSkipsEvaluation() async throws {
+        struct Known: ProcedureCondition {
+            let holds: Bool
+            let evaluations: Recorder<Int>
+            func holdsWithoutEvaluation(_ context: ConditionContext) -> Bool { holds }
+            func evaluate(_ context: ConditionContext) async throws { evaluations.append(context.attempt) }
+        }
+        let queue = ProcedureQueue()
+        let skipped = Recorder<Int>()
+        let evaluated = Recorder<Int>()
+        let fast = Procedure<Int>(name: "fast", conditions: [Known(holds: true, evaluations: skipped)]) { _ in 1 }
+        let slow = Procedure<Int>(name: "slow", conditions: [Known(holds: false, evaluations: evaluated)]) { _ in 2 }
+        queue.add(fast)
+        queue.add(slow)
+        #expect(try await fast.value() == 1)
+        #expect(try await slow.value() == 2)
+        #expect(skipped.count == 0)
+        #expect(evaluated.all == [1])
+    }
+
+    @Test("reachability: a probe that already knows the host is up is not asked; one that does not know is asked once")
+    func knownReachableIsNotProbed() async throws {
+        final class Remembering: ReachabilityProbe {
+            let asked = Recorder<String>()
+            let known: Bool
+            init(known: Bool) { self.known = known }
+            func isReachable(host: String, port: Int) async -> Bool {
+                asked.append("\(host):\(port)")
+                return true
+            }
+            func isKnownReachable(host: String, port: Int) -> Bool { known }
+        }
+        let queue = ProcedureQueue()
+        for known in [true, false] {
+            let probe = Remembering(known: known)
+            let procedure = Procedure<Void>(
+                name: "upload", conditions: [ReachabilityCondition(host: "127.0.0.1", port: 9, probe: probe)]) { _ in }
+            queue.add(procedure)
+            _ = try await procedure.value()
+            #expect(probe.asked.count == (known ? 0 : 1))
+        }
+        // The default for probes that remember nothing: always ask.
+        #expect(!FakeReachability(reachable: true).isKnownReachable(host: "127.0.0.1", port: 9))
+    }
+
     @Test("an unreachable host: no attempt counted, nothing executed, the procedure is deferred for the network")
     func unreachableDefers() async {
         let probe = FakeReachability(reachable: false)
