@@ -158,14 +158,19 @@ public final class RecipeStore: Sendable {
     func write<T>(waitForDisk: Bool = true, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.writeWithoutTransaction { db in
-                if !waitForDisk { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-                defer { if !waitForDisk { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
-                var result: T?
-                try db.inTransaction(.immediate) {
-                    result = try body(db)
-                    return .commit
+                // Cached statements: compiling BEGIN, COMMIT and the pragmas anew for every transaction was a
+                // twentieth of a 1,000-recipe sync's CPU.
+                if !waitForDisk { try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
+                defer { if !waitForDisk { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() } }
+                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+                do {
+                    let result = try body(db)
+                    try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+                    return result
+                } catch {
+                    if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
+                    throw error
                 }
-                return result!
             }
         } catch let error as StoreError {
             throw error
