@@ -357,20 +357,49 @@ extension RecipeStore {
         let id = claim.recipe.id
         var unneeded: [String] = []
         var editedMeanwhile = false
-        if let image = confirmedImage {
-            try Self.exec(db, sql: """
-                    UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ?
-                    WHERE id = ? AND lease_owner = ? AND deleted = 0
-                    """,
-                arguments: [image.sha256, image.url, id, owner])
-        }
         guard let row = try Row.fetchOne(
-            db.cachedStatement(
-                sql: "SELECT revision, state, image_file, image_sha256, remote_image_sha256 FROM recipes WHERE id = ?"),
+            db.cachedStatement(sql: """
+                SELECT revision, state, image_file, image_sha256, remote_image_sha256, lease_owner, deleted
+                FROM recipes WHERE id = ?
+                """),
             arguments: [id])
         else { return FinishedChain(unneededMedia: [], editedMeanwhile: false) }
         let revision: Int64 = row["revision"]
         let state: String = row["state"]
+        let imageFile: String? = row["image_file"]
+        let local: String? = row["image_sha256"]
+        // The confirmed image is recorded only while this process holds the lease of a recipe not being deleted.
+        let holdsLease = row["lease_owner"] == owner && (row["deleted"] as Int64) == 0
+        let confirmed = holdsLease ? confirmedImage : nil
+        let remote: String? = confirmed?.sha256 ?? row["remote_image_sha256"]
+        // The media copy is no longer needed once the server has that image for this recipe.
+        let mediaDone = imageFile != nil && local != nil && local == remote
+
+        if case .uploaded(let uploaded) = result, revision == uploaded {
+            // The usual end, in one statement: synced, the confirmed image, the media copy let go, the lease released.
+            try Self.exec(db, sql: """
+                    UPDATE recipes SET synced_revision = max(synced_revision, ?), state = 'synced', attempts = 0,
+                        next_attempt_at = NULL, last_error = NULL, offline_since = NULL, cancel_requested = 0,
+                        server_version = NULL,
+                        remote_image_sha256 = CASE WHEN ? THEN ? ELSE remote_image_sha256 END,
+                        remote_image_url = CASE WHEN ? THEN ? ELSE remote_image_url END,
+                        image_file = CASE WHEN ? THEN NULL ELSE image_file END,
+                        lease_expires_at = CASE WHEN lease_owner = ? THEN NULL ELSE lease_expires_at END,
+                        lease_owner = CASE WHEN lease_owner = ? THEN NULL ELSE lease_owner END
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    uploaded, confirmed != nil, confirmed?.sha256, confirmed != nil, confirmed?.url, mediaDone, owner,
+                    owner, id,
+                ])
+            if mediaDone, let imageFile { unneeded.append(imageFile) }
+            return FinishedChain(unneededMedia: unneeded, editedMeanwhile: false)
+        }
+
+        if let confirmed {
+            try Self.exec(db, sql: "UPDATE recipes SET remote_image_sha256 = ?, remote_image_url = ? WHERE id = ?",
+                arguments: [confirmed.sha256, confirmed.url, id])
+        }
         // A failure of revision N says nothing about an edit made meanwhile: that stays as the edit left it.
         editedMeanwhile = revision != claim.revision
         let open = editedMeanwhile ? "0" : "state IN ('pending', 'waiting', 'deleting', 'uploading')"
@@ -388,16 +417,12 @@ extension RecipeStore {
                 try Self.exec(db, sql: "UPDATE recipes SET synced_revision = max(synced_revision, ?), offline_since = NULL WHERE id = ?",
                     arguments: [uploaded, id])
             }
-            // The media copy is no longer needed once the server has that image for this recipe.
-            let imageFile: String? = row["image_file"]
-            let local: String? = row["image_sha256"]
-            let remote: String? = row["remote_image_sha256"]
-            if let imageFile, local != nil, local == remote {
+            if mediaDone, let imageFile {
                 try Self.exec(db, sql: "UPDATE recipes SET image_file = NULL WHERE id = ?", arguments: [id])
                 unneeded.append(imageFile)
             }
         case .deleted:
-            if let imageFile: String = row["image_file"] { unneeded.append(imageFile) }
+            if let imageFile { unneeded.append(imageFile) }
             try Self.exec(db, sql: "DELETE FROM recipes WHERE id = ? AND deleted = 1", arguments: [id])
         case .retryLater(let at, let attempts, let error):
             try Self.exec(db, sql: """
