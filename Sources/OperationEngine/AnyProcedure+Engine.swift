@@ -41,25 +41,59 @@ extension AnyProcedure {
     /// contributed dependencies — no dependency, no dependent, no observer, not cancelled, and only the engine's own
     /// conditions, which contribute none — under one acquisition of the lock; `nil` (and nothing changes) otherwise.
     func attachIfSimple(to queue: ProcedureQueue) -> (keys: [String], plan: Plan)? {
-        let conditions = state.withLock { state -> [any ProcedureCondition]? in
+        /// What the critical section found: not simple, the keys of a lone `MutualExclusion` (the common case,
+        /// whose plan is known: nothing to evaluate, no dependency to check), or the conditions to look at.
+        enum Found {
+            case notSimple
+            case exclusion([String])
+            case conditions([any ProcedureCondition])
+        }
+        let found = state.withLock { state -> Found in
             precondition(state.lifecycle == .initialized, "‘\(name)’ was already added to a queue.")
-            guard state.dependencies.isEmpty, !state.hasDependents, state.observers.isEmpty, state.cancelReason == nil,
-                state.conditions.allSatisfy(Self.contributesNoDependency)
-            else { return nil }
+            guard state.dependencies.isEmpty, !state.hasDependents, state.observers.isEmpty, state.cancelReason == nil
+            else { return .notSimple }
+            // In place (through the buffer): the conditions are looked at without being copied out one by one.
+            let kind = state.conditions.withUnsafeBufferPointer(Self.engineConditionsKind)
+            guard kind != .other else { return .notSimple }
             state.lifecycle = .pending
             state.queue = Unmanaged.passUnretained(queue)
             state.remainingDependencies = 1
-            return state.conditions
+            if kind == .loneExclusion {
+                // `MutualExclusion.exclusivityKeys` returns its stored keys: the engine's own code, which neither
+                // blocks nor calls out, so it may run under the lock (`ProcedureLocks`' rule).
+                return .exclusion(state.conditions.withUnsafeBufferPointer { $0[0].exclusivityKeys })
+            }
+            return .conditions(state.conditions)
         }
-        guard let conditions else { return nil }
-        return keysAndPlan(conditions, hasDependencies: false)
+        switch found {
+        case .notSimple:
+            return nil
+        case .exclusion(let keys):
+            // No dependency: nothing to check; a `MutualExclusion` needs no evaluation.
+            let plan = Plan(asynchronousConditions: [], checksDependencies: false)
+            if keys.count > 1 {
+                var seen = Set<String>()
+                return (keys.filter { seen.insert($0).inserted }, plan)
+            }
+            return (keys, plan)
+        case .conditions(let conditions):
+            return keysAndPlan(conditions, hasDependencies: false)
+        }
     }
 
-    /// Whether `condition` is one of the engine's own conditions, none of which contributes a dependency (a
-    /// metatype comparison: no call into the condition).
-    private static func contributesNoDependency(_ condition: any ProcedureCondition) -> Bool {
-        let type = type(of: condition)
-        return type == MutualExclusion.self || type == NoFailedDependencies.self || type == ReachabilityCondition.self
+    /// What a procedure's conditions are, for `attachIfSimple`.
+    private enum EngineConditionsKind { case loneExclusion, engineOnly, other }
+
+    /// Whether `conditions` are exactly one `MutualExclusion`, only the engine's own conditions (none of which
+    /// contributes a dependency), or anything else — by metatype comparison, with no call into a condition.
+    private static func engineConditionsKind(_ conditions: UnsafeBufferPointer<any ProcedureCondition>) -> EngineConditionsKind {
+        if conditions.count == 1, type(of: conditions[0]) == MutualExclusion.self { return .loneExclusion }
+        for index in conditions.indices {
+            let type = type(of: conditions[index])
+            guard type == MutualExclusion.self || type == NoFailedDependencies.self || type == ReachabilityCondition.self
+            else { return .other }
+        }
+        return .engineOnly
     }
 
     /// Moves `initialized → pending` and records the queue; returns what the queue needs.

@@ -18,8 +18,26 @@ struct ExclusivityLines<Member: Equatable> {
         @exclusivity(unchecked) var slots: Deque<Slot> = []
         /// The most slots it has held since its storage was last given back.
         @exclusivity(unchecked) var longest = 0
+        /// A lower bound of the capacity of `slots`, as last reserved (see `append`).
+        @exclusivity(unchecked) var reserved = 0
 
         init(key: String) { self.key = key }
+
+        /// Appends `slot`; returns the new number of slots. The storage grows fourfold, from 8 (`Deque` on its own
+        /// grows by half, so a line of a hundred members would be reallocated and copied a dozen times — each
+        /// growth past a kilobyte also makes the allocator consolidate its small free chunks).
+        @inline(__always)
+        func append(_ slot: consuming Slot) -> Int {
+            let count = slots.count
+            if count >= reserved {
+                reserved = Swift.max(8, count * 4)
+                slots.reserveCapacity(reserved)
+            }
+            slots.append(slot)
+            let new = count + 1
+            if new > longest { longest = new }
+            return new
+        }
     }
 
     /// A place in a line: the member, and for a member with several keys the counter it shares across its lines.
@@ -39,7 +57,8 @@ struct ExclusivityLines<Member: Equatable> {
     enum Ticket {
         case none
         case one(Line)
-        case several([Line], WaitCounter)
+        // `indirect`: a member with several keys is rare; boxed, the ticket every procedure stores is 9 bytes.
+        indirect case several([Line], WaitCounter)
     }
 
     /// The lines by key, including up to about `idleLimit` empty ones kept for reuse.
@@ -62,9 +81,7 @@ struct ExclusivityLines<Member: Equatable> {
             return (.none, true)
         case 1:
             let line = self.line(for: keys[0])
-            line.slots.append(Slot(member: member, waiting: nil))
-            let count = line.slots.count
-            if count > line.longest { line.longest = count }
+            let count = line.append(Slot(member: member, waiting: nil))
             return (.one(line), count == 1)
         default:
             let counter = WaitCounter(notAtHead: 0)
@@ -72,9 +89,7 @@ struct ExclusivityLines<Member: Equatable> {
             joined.reserveCapacity(keys.count)
             for key in keys {
                 let line = self.line(for: key)
-                line.slots.append(Slot(member: copy member, waiting: counter))
-                let count = line.slots.count
-                if count > line.longest { line.longest = count }
+                let count = line.append(Slot(member: copy member, waiting: counter))
                 if count > 1 { counter.notAtHead += 1 }
                 joined.append(line)
             }
@@ -159,6 +174,7 @@ struct ExclusivityLines<Member: Equatable> {
             // It had a burst of members: give its storage back rather than keep it idle.
             line.slots = []
             line.longest = 0
+            line.reserved = 0
         }
         idleLines += 1
         if idleLines > Self.idleLimit, idleLines * 2 > lines.count {

@@ -26,6 +26,8 @@ final class Transfer: @unchecked Sendable {
     /// Called on the loop's thread as the body goes out.
     private let progress: (@Sendable (TransferProgress) -> Void)?
     private var lastReported: Int64 = -1
+    /// When the last progress report went out (at first: when the transfer was set up).
+    private var lastReportedAt: UInt64 = Transfer.monotonicNanoseconds()
 
     /// Where the finished result goes; set before submission, consumed once.
     var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
@@ -181,9 +183,34 @@ final class Transfer: @unchecked Sendable {
 
     private func report(sent: Int64, total: Int64) {
         let total = upload?.size ?? total
-        guard let progress, sent != lastReported, total > 0 || sent > 0 else { return }
+        guard let progress else { return }
+        let now = Self.monotonicNanoseconds()
+        guard Self.shouldReport(sent: sent, total: total, lastSent: lastReported, lastAt: lastReportedAt, now: now)
+        else { return }
         lastReported = sent
+        lastReportedAt = now
         progress(TransferProgress(sent: sent, total: total))
+    }
+
+    /// The shortest gap between two progress reports of one transfer (the one that completes the body always goes):
+    /// a quarter of the 10-per-second that anyone shows, and for a quick upload a single report instead of one per
+    /// buffer that libcurl sends.
+    static let progressInterval: UInt64 = 25_000_000
+
+    /// Whether libcurl's progress callback (`sent` of `total` bytes at `now`, in nanoseconds) should reach the
+    /// caller, given the last report (`lastSent` at `lastAt`; the transfer's start before the first): something new
+    /// was sent, and either the body is complete or `progressInterval` has passed.
+    static func shouldReport(sent: Int64, total: Int64, lastSent: Int64, lastAt: UInt64, now: UInt64) -> Bool {
+        guard sent != lastSent, total > 0 || sent > 0 else { return false }
+        if total > 0 && sent >= total { return true }
+        return now &- lastAt >= progressInterval
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds.
+    static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// The result once libcurl finished with `code`.
