@@ -262,27 +262,25 @@ extension AnyProcedure {
     /// Finishes exactly once: records the outcome and drops everything that could keep other objects alive.
     /// Returns `nil` when the procedure had already finished.
     func markFinished(outcome: ProcedureOutcome, output: (any Sendable)?) -> Finishing? {
-        // Moved out of the state under the lock and released after it (releasing may run anyone's code).
-        var dependencies: [AnyProcedure] = []
-        var handlers: [@Sendable () -> Void] = []
+        // Moved out of the state under the lock and released after it (releasing may run anyone's code): the lists
+        // as a whole (`extras`, usually none), and the driver.
+        var extras: Extras?
         var driver: DriverHandle?
-        let finishing = state.withLock { state -> Finishing? in
-            guard state.lifecycle != .finished else { return nil }
+        let finished = state.withLock { state -> Bool in
+            guard state.lifecycle != .finished else { return false }
             state.lifecycle = .finished
             state.outcome = outcome
             state.output = output
-            var finishing = Finishing(observers: [], dependents: [], waiters: [])
-            swap(&finishing.observers, &state.observers)
-            swap(&finishing.dependents, &state.dependents)
-            swap(&finishing.waiters, &state.finishWaiters)
-            swap(&dependencies, &state.dependencies)
-            swap(&handlers, &state.cancelHandlers)
+            swap(&extras, &state.extras)
             swap(&driver, &state.driver)
             state.queue = nil
             state.hasBody = false
-            return finishing
+            return true
         }
-        if finishing != nil { dropBody() }
-        return finishing
+        guard finished else { return nil }
+        dropBody()
+        // Out of the state: only this thread reaches `extras` now.
+        guard let extras else { return Finishing(observers: [], dependents: [], waiters: []) }
+        return Finishing(observers: extras.observers, dependents: extras.dependents, waiters: extras.finishWaiters)
     }
 }

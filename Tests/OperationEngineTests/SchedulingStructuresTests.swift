@@ -55,6 +55,26 @@ struct ExclusivityTicketTests {
         #expect(lines.isEmpty)
     }
 
+    @Test("a line stays first-come across its growth, and again after its storage was given back")
+    func firstComeAcrossGrowth() {
+        var lines = ExclusivityLines<Int>()
+        for round in 0..<2 {
+            // 300 members: the line's storage grows several times (and, idle after a burst, is given back).
+            var tickets: [(Int, ExclusivityLines<Int>.Ticket)] = []
+            for member in 0..<300 {
+                let (ticket, granted) = lines.join(member, keys: ["k"])
+                #expect(granted == (member == 0), "round \(round), member \(member)")
+                tickets.append((member, ticket))
+            }
+            var order: [Int] = [0]
+            for (member, ticket) in tickets {
+                lines.leave(member, ticket: ticket) { order.append($0) }
+            }
+            #expect(order == Array(0..<300), "round \(round)")
+            #expect(lines.isEmpty)
+        }
+    }
+
     @Test("a member with several keys is granted once, when it heads its last line")
     func severalKeysGrantedOnce() {
         var lines = ExclusivityLines<Int>()
