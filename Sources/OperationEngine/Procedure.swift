@@ -11,11 +11,14 @@
 /// queue.add(image); queue.add(json)
 /// ```
 public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendable {
+    /// An asynchronous body; it runs on the caller's executor (the driver task), so calling it needs no executor switch.
+    public typealias AsyncBody = nonisolated(nonsending) @Sendable (ProcedureContext) async throws -> Output
+
     // @unchecked Sendable (restated from `AnyProcedure`): the one property added here, `work`, is guarded as its
     // comment says; everything else is `AnyProcedure`'s.
     /// The work, typed; `nil` once the procedure has finished (so that nothing it captured is kept alive).
     private enum Work {
-        case asynchronous(@Sendable (ProcedureContext) async throws -> Output)
+        case asynchronous(AsyncBody)
         case synchronous(@Sendable (ProcedureContext) throws -> Output)
     }
 
@@ -48,7 +51,7 @@ public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendabl
         tags: [String: String] = [:],
         previousAttempts: Int = 0,
         cancelsOnDependencyFailure: Bool = true,
-        body: @escaping @Sendable (ProcedureContext) async throws -> Output
+        body: @escaping AsyncBody
     ) {
         work = .asynchronous(body)
         super.init(
