@@ -520,6 +520,9 @@ struct SyncEndToEndTests {
         try client.createRecipes(2, imageSize: 4096, titlePrefix: "Cron")
         let busy = try client.run(["sync", "--background"])
         #expect(busy.status == 0 && busy.stdout.isEmpty && busy.stderr.isEmpty, "due work: \(busy)")
+        // The run closed its database before exiting: its WAL was checkpointed and removed.
+        let wal = client.homeURL.appendingPathComponent("recipes.sqlite3-wal").path
+        #expect(!FileManager.default.fileExists(atPath: wal), "sync exited with its database still open")
         let log = try String(contentsOfFile: logPath, encoding: .utf8)
         for id in 1...2 {
             let line = log.split(separator: "\n").first { $0.contains("#\(id) Cron \(id)") && $0.contains("done") }

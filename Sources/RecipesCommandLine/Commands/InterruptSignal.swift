@@ -35,7 +35,17 @@ enum InterruptSignal {
                 try? await Task.sleep(for: .milliseconds(20))
             }
         }
-        defer { watcher.cancel() }
-        return try await body()
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await body())
+        } catch {
+            outcome = .failure(error)
+        }
+        // Wait for the watcher to end: it holds `onInterrupt` (and whatever that holds, such as the sync run and its
+        // database), and a command that exits right after would otherwise leave the database unclosed (its WAL
+        // file not checkpointed and removed).
+        watcher.cancel()
+        await watcher.value
+        return try outcome.get()
     }
 }
