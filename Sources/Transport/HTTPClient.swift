@@ -27,7 +27,9 @@ public final class HTTPClient: Sendable {
         self.configuration = configuration
         settings = try ClientSettings(configuration, systemBundlePath: CurlGlobal.defaultCAInfoPath ?? "/etc/ssl/certs/ca-certificates.crt")
         let concurrent = max(1, configuration.maxConcurrentTransfers)
-        loop = try TransferLoop(maxConcurrent: concurrent, maxConnections: max(8, 2 * concurrent))
+        loop = try TransferLoop(
+            maxConcurrent: concurrent, maxConnections: max(8, 2 * concurrent),
+            haltingStatuses: configuration.haltingStatuses)
         spareLimit = 2 * concurrent
     }
 

@@ -17,6 +17,10 @@ public struct HTTPClientConfiguration: Sendable, Equatable {
     public var lowSpeedTime: Duration
     /// How many transfers run at once; more requests wait in order.
     public var maxConcurrentTransfers: Int
+    /// Answers after which the client sends nothing more (for example 401 and 403: credentials every later request
+    /// would carry too). Requests still waiting, and any sent later, fail as `.halted` without reaching the
+    /// server; transfers already on the wire finish. Default: none.
+    public var haltingStatuses: Set<Int> = []
 
     /// Creates a configuration.
     public init(userAgent: String = "recipes/\(TransportVersion.current)", bearerToken: String? = nil, caBundlePath: String? = nil,

@@ -23,6 +23,9 @@ final class TransferLoop: @unchecked Sendable {
     private let multi: CurlMulti
     private let inbox = Mutex(Inbox())
     private let maxConcurrent: Int
+    private let haltingStatuses: Set<Int>
+    /// Set once an answer with one of `haltingStatuses` arrived: nothing more is started.
+    private var halted = false
 
     // Loop-thread state.
     private var active: [UInt64: Transfer] = [:]
@@ -30,9 +33,10 @@ final class TransferLoop: @unchecked Sendable {
     private var waiting: [Transfer] = []
 
     /// Creates the loop and starts its thread.
-    init(maxConcurrent: Int, maxConnections: Int) throws(TransportError) {
+    init(maxConcurrent: Int, maxConnections: Int, haltingStatuses: Set<Int> = []) throws(TransportError) {
         multi = try CurlMulti(maxConnections: maxConnections)
         self.maxConcurrent = max(1, maxConcurrent)
+        self.haltingStatuses = haltingStatuses
         let thread = Thread { [self] in run() }
         thread.name = "recipes-transport"
         thread.start()
@@ -86,7 +90,10 @@ final class TransferLoop: @unchecked Sendable {
             while let (handle, code) = multi.nextDone() {
                 guard let id = byHandle.removeValue(forKey: handle), let transfer = active.removeValue(forKey: id) else { continue }
                 multi.remove(transfer.easy)
-                transfer.finish(transfer.result(for: code))
+                let result = transfer.result(for: code)
+                let halts = if case .success(let response) = result { haltingStatuses.contains(response.status) } else { false }
+                transfer.finish(result)
+                if halts { halt() }   // after: the refused request's caller hears of it first
                 finishedAny = true
             }
             if finishedAny && !waiting.isEmpty { continue } // start the next ones without sleeping
@@ -95,10 +102,23 @@ final class TransferLoop: @unchecked Sendable {
         close()
     }
 
+    /// Stops starting transfers: those waiting fail at once, and so will any added later.
+    private func halt() {
+        halted = true
+        let unsent = waiting
+        waiting.removeAll()
+        for transfer in unsent { transfer.finish(.failure(Self.haltedError)) }
+    }
+
+    private static let haltedError = TransportError(
+        kind: .halted, message: "not sent: an earlier answer stopped this client (credentials refused)")
+
     private func handle(_ command: Command) {
         switch command {
         case .add(let transfer):
-            if transfer.cancelRequested.load(ordering: .sequentiallyConsistent) {
+            if halted {
+                transfer.finish(.failure(Self.haltedError))
+            } else if transfer.cancelRequested.load(ordering: .sequentiallyConsistent) {
                 transfer.finish(.failure(.cancelled()))
             } else {
                 waiting.append(transfer)

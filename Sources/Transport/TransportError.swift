@@ -7,7 +7,7 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case connectionRefused, connectTimeout, dnsFailure, connectionLost, timeout
-            case tls, fileUnreadable, invalidRequest, cancelled, setupFailed, responseTooLarge, other
+            case tls, fileUnreadable, invalidRequest, cancelled, halted, setupFailed, responseTooLarge, other
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -30,6 +30,8 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
         public static let invalidRequest = Kind(.invalidRequest)
         /// The transfer was cancelled by the caller (or the client shut down).
         public static let cancelled = Kind(.cancelled)
+        /// Not sent: an earlier answer had one of the client's `haltingStatuses` (credentials refused).
+        public static let halted = Kind(.halted)
         /// The client could not be set up (libcurl or the CA bundle).
         public static let setupFailed = Kind(.setupFailed)
         /// The server's answer was larger than the client keeps in memory (`HTTPClient.maxResponseBytes`).

@@ -161,6 +161,30 @@ struct HTTPClientRequestTests {
         #expect(seen.allSatisfy { $0.3["authorization"] == "Bearer s3cret-token" })
     }
 
+    @Test("After an answer with a halting status (401), nothing more is sent: later requests fail as halted; without one, they go")
+    func haltingStatusStopsTheClient() async throws {
+        let server = try LoopbackHTTPServer(status: 401, body: "{}")
+        defer { server.stop() }
+        var configuration = HTTPClientConfiguration(userAgent: "recipes/test", maxConcurrentTransfers: 1)
+        configuration.haltingStatuses = [401, 403]
+        let halting = try HTTPClient(configuration: configuration)
+        #expect(try await halting.send(HTTPRequest(method: .head, url: server.baseURL + "/first")).status == 401)
+        for path in ["/second", "/third"] {
+            do {
+                _ = try await halting.send(HTTPRequest(method: .put, url: server.baseURL + path, body: .data(Data("x".utf8), contentType: "text/plain")))
+                Issue.record("\(path) was sent after the client halted")
+            } catch {
+                #expect(error.kind == .halted)
+            }
+        }
+        #expect(server.received.map(\.head.path) == ["/first"])
+
+        let plain = try TestSupport.client(maxConcurrentTransfers: 1)
+        #expect(try await plain.send(HTTPRequest(method: .head, url: server.baseURL + "/a")).status == 401)
+        #expect(try await plain.send(HTTPRequest(method: .head, url: server.baseURL + "/b")).status == 401)
+        #expect(server.received.map(\.head.path) == ["/first", "/a", "/b"])
+    }
+
     @Test("No more than maxConcurrentTransfers requests are on the wire at once; the others wait and all complete")
     func concurrencyLimit() async throws {
         let server = try LoopbackHTTPServer { _ in
