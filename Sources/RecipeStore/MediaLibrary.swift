@@ -79,14 +79,8 @@ public struct MediaLibrary: Sendable {
             total += Int64(count)
             if total > maxBytes { throw StoreError(.imageTooLarge(path: sourcePath, bytes: total, limit: maxBytes)) }
             hasher.update(data: buffer[0..<count])
-            var offset = 0
-            while offset < count {
-                let written = buffer.withUnsafeBytes { Glibc.write(target, $0.baseAddress! + offset, count - offset) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
-                }
-                offset += written
+            if let failure = buffer.withUnsafeBytes({ writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: target) }) {
+                throw StoreError(.fileSystem(path: temporaryPath, detail: failure))
             }
         }
         guard let format else { throw StoreError(.imageNotRecognised(path: sourcePath)) }

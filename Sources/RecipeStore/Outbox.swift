@@ -60,7 +60,7 @@ public struct Outbox: Sendable {
             // freed the file's blocks for the write to allocate again, a thirtieth of a 1,000-recipe sync's CPU.
             let fd = open(recycled, O_WRONLY | O_CLOEXEC)
             if fd >= 0 {
-                var failure = Self.writeAll(data, to: fd)
+                var failure = data.withUnsafeBytes({ writeAll($0, to: fd) })
                 var info = stat()
                 if failure == nil, fstat(fd, &info) == 0, Int(info.st_size) > data.count,
                     ftruncate(fd, off_t(data.count)) != 0
@@ -80,28 +80,14 @@ public struct Outbox: Sendable {
             close(fd)
             if !ok { unlink(temporary) }
         }
-        if let failure = Self.writeAll(data, to: fd) { throw StoreError(.fileSystem(path: temporary, detail: failure)) }
+        if let failure = data.withUnsafeBytes({ writeAll($0, to: fd) }) {
+            throw StoreError(.fileSystem(path: temporary, detail: failure))
+        }
         guard rename(temporary, final) == 0 else {
             throw StoreError(.fileSystem(path: final, detail: String(cString: strerror(errno))))
         }
         ok = true
         return final
-    }
-
-    /// Writes all of `data` to `fd`; the system's words for the failure, if any.
-    private static func writeAll(_ data: Data, to fd: Int32) -> String? {
-        data.withUnsafeBytes { buffer -> String? in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                offset += written
-            }
-            return nil
-        }
     }
 
     /// Removes `fileName` if present.

@@ -72,23 +72,6 @@ public struct FinishedChain: Sendable, Equatable {
     public var editedMeanwhile: Bool
 }
 
-/// One chain's end, as `finishChains` records it.
-public struct ChainFinish: Sendable {
-    public var claim: SyncClaim
-    public var result: ChainResult
-    /// The image the server confirmed during the chain (SHA-256 and URL), recorded whatever the outcome.
-    public var confirmedImage: (sha256: String, url: String)?
-    /// When the chain ended (the time recorded for `offline_since`).
-    public var now: Date
-
-    public init(claim: SyncClaim, result: ChainResult, confirmedImage: (sha256: String, url: String)? = nil, now: Date) {
-        self.claim = claim
-        self.result = result
-        self.confirmedImage = confirmedImage
-        self.now = now
-    }
-}
-
 /// What `requestCancel` did.
 public enum CancelResult: Sendable, Equatable {
     /// The recipe was queued or waiting for a retry; it is now `cancelled`.
@@ -322,35 +305,24 @@ extension RecipeStore {
     ///
     /// `confirmedImage` (SHA-256 and URL) is the image the server confirmed during the chain, recorded whatever the
     /// outcome so that a later run skips it; a crash before this commit is covered by the image step's `HEAD`.
+    ///
+    /// Not waited for on disk (the next synced commit takes it there): a power cut right after may forget how the
+    /// chain ended, never anything the user wrote. The recipe is then still due at the same revision, and the next
+    /// run sends it again, which the server takes as it takes a repeated upload after a lost answer; the claim that
+    /// recorded `sent_revision` was synced, so a deletion still goes through the server. A sync to disk per recipe
+    /// was a twentieth of a 1,000-recipe sync's CPU.
     @discardableResult
     public func finishChain(
         _ claim: SyncClaim, owner: String, result: ChainResult, confirmedImage: (sha256: String, url: String)? = nil,
         now: Date
     ) throws(StoreError) -> FinishedChain {
-        try finishChains([ChainFinish(claim: claim, result: result, confirmedImage: confirmedImage, now: now)], owner: owner)[0]
-    }
-
-    /// `finishChain` for several chains in one transaction: a sync run records the chains that ended while the
-    /// previous commit was being written together.
-    ///
-    /// Not waited for on disk (the next synced commit takes it there): a power cut right after may forget how these
-    /// chains ended, never anything the user wrote. The recipe is then still due at the same revision, and the next
-    /// run sends it again, which the server takes as it takes a repeated upload after a lost answer; the claim that
-    /// recorded `sent_revision` was synced, so a deletion still goes through the server. A sync to disk per recipe
-    /// was a twentieth of a 1,000-recipe sync's CPU.
-    public func finishChains(_ finishes: [ChainFinish], owner: String) throws(StoreError) -> [FinishedChain] {
-        guard !finishes.isEmpty else { return [] }
-        return try write(waitForDisk: false) { db in
-            try finishes.map { finish in
-                try Self.finish(
-                    finish.claim, owner: owner, result: finish.result, confirmedImage: finish.confirmedImage,
-                    now: finish.now, db: db)
-            }
+        try write(waitForDisk: false) { db in
+            try Self.finish(claim, owner: owner, result: result, confirmedImage: confirmedImage, now: now, db: db)
         }
     }
 
-    /// Records the end of one chain inside the caller's transaction.
-    static func finish(
+    /// Records the end of one chain inside the caller's transaction (`finishChain`'s body).
+    private static func finish(
         _ claim: SyncClaim, owner: String, result: ChainResult, confirmedImage: (sha256: String, url: String)?,
         now: Date, db: Database
     ) throws -> FinishedChain {

@@ -20,8 +20,7 @@ final class CachedReachability: OperationEngine.ReachabilityProbe {
 
     /// Whether the server answered recently or answers now (`host`/`port` are the condition's, the same server).
     func isReachable(host: String, port: Int) async -> Bool {
-        let now = Date()
-        if let cached = answer.withLock({ $0 }), now.timeIntervalSince(cached.at) < lifetime { return cached.reachable }
+        if let cached = freshAnswer() { return cached }
         let reachable = await probe.isReachable(url: url)
         answer.withLock { $0 = (reachable, Date()) }
         return reachable
@@ -29,9 +28,12 @@ final class CachedReachability: OperationEngine.ReachabilityProbe {
 
     /// Whether the server answered "reachable" less than `lifetime` ago: the engine then makes a step ready without
     /// starting a task to ask (a 1,000-recipe sync asks about 2,000 times).
-    func isKnownReachable(host: String, port: Int) -> Bool {
-        guard let cached = answer.withLock({ $0 }) else { return false }
-        return cached.reachable && Date().timeIntervalSince(cached.at) < lifetime
+    func isKnownReachable(host: String, port: Int) -> Bool { freshAnswer() == true }
+
+    /// The remembered answer while it is younger than `lifetime`.
+    private func freshAnswer() -> Bool? {
+        guard let cached = answer.withLock({ $0 }), Date().timeIntervalSince(cached.at) < lifetime else { return nil }
+        return cached.reachable
     }
 
     /// Forgets the remembered answer (after a transfer failed to connect, for instance).

@@ -24,9 +24,10 @@ public final class SyncRun: Sendable {
     let tally = Mutex(SyncSummary())
     let throttle = Mutex(ProgressThrottle())
     let setupFailure = Mutex<(any Error)?>(nil)
+    /// Files of chains that succeeded, deleted at the end of the run; the outbox ones are recycled meanwhile by
+    /// later chains' writes (`sendRecipe`).
     let removals = Mutex<(outbox: [String], media: [String])>(([], []))
     let outbox: Outbox
-    let finishes: FinishCommits
 
     /// Prepares a run; nothing happens until `run()`.
     public init(
@@ -38,8 +39,6 @@ public final class SyncRun: Sendable {
         self.options = options
         self.emit = emit
         self.outbox = Outbox(directory: store.home.outboxURL)
-        let owner = settings.owner
-        self.finishes = FinishCommits { [store] batch throws(StoreError) in try store.finishChains(batch, owner: owner) }
     }
 
     /// Stops the run cleanly (Ctrl-C): running transfers are aborted, recipes stay as they were for a later run,
@@ -145,7 +144,7 @@ public final class SyncRun: Sendable {
     func runChain(_ claim: SyncClaim, _ context: RunContext) async {
         let id = claim.recipe.id
         if let reason = registry.register(id) {
-            await conclude(claim, .cancelled(.requested(ChainRegistry.words(reason))), step: nil, attempts: claim.attempts)
+            conclude(claim, .cancelled(.requested(ChainRegistry.words(reason))), step: nil, attempts: claim.attempts)
             return
         }
         defer { registry.remove(id) }
@@ -154,7 +153,7 @@ public final class SyncRun: Sendable {
             let (outcome, attempts) = await runStep(.delete, claim, previousAttempts: claim.attempts, context) {
                 _ in try await self.sendDelete(claim, context)
             }
-            await conclude(claim, outcome, step: .delete, attempts: attempts)
+            conclude(claim, outcome, step: .delete, attempts: attempts)
             return
         }
 
@@ -169,7 +168,7 @@ public final class SyncRun: Sendable {
                 procedureContext in try await self.sendImage(image, claim, context, procedureContext)
             }
             guard outcome.isSuccess, let url else {
-                await conclude(claim, outcome, step: .image, attempts: attempts)
+                conclude(claim, outcome, step: .image, attempts: attempts)
                 return
             }
             imageURL = url
@@ -180,7 +179,7 @@ public final class SyncRun: Sendable {
         let (outcome, attempts) = await runStep(.recipe, claim, previousAttempts: failures, context) {
             _ in try await self.sendRecipe(claim, imageURL: confirmedImageURL, context)
         }
-        await conclude(claim, outcome, step: .recipe, attempts: attempts, confirmedImage: confirmedImage)
+        conclude(claim, outcome, step: .recipe, attempts: attempts, confirmedImage: confirmedImage)
     }
 
     /// Runs one step as a procedure on the queue — mutual exclusion on `recipe:<uuid>`, reachability of the server,
@@ -340,7 +339,7 @@ public final class SyncRun: Sendable {
     func conclude(
         _ claim: SyncClaim, _ outcome: ProcedureOutcome, step: SyncEvent.Step?, attempts: Int,
         confirmedImage: (sha256: String, url: String)? = nil
-    ) async {
+    ) {
         let now = settings.now()
         var result: ChainResult
         var event: SyncEvent
@@ -396,10 +395,9 @@ public final class SyncRun: Sendable {
             }
             tally.withLock { $0.waiting += 1 }
         }
-        switch await finishes.record(
-            ChainFinish(claim: claim, result: result, confirmedImage: confirmedImage, now: now))
-        {
-        case .success(let finished):
+        do {
+            let finished = try store.finishChain(
+                claim, owner: settings.owner, result: result, confirmedImage: confirmedImage, now: now)
             if outcome.isSuccess {
                 let name = Outbox.fileName(uuid: claim.recipe.uuid.uuidString, revision: claim.revision)
                 removals.withLock { removals in
@@ -414,7 +412,7 @@ public final class SyncRun: Sendable {
                     tally.withLock { $0.done += 1 }
                 }
             }
-        case .failure(let error):
+        } catch {
             if outcome.isSuccess { tally.withLock { $0.failed += 1 } }
             event = makeEvent(.failed, claim, step: step, error: "cannot record the result: \(error.localizedDescription)", now: now)
         }

@@ -206,12 +206,8 @@ final class Transfer: @unchecked Sendable {
         return now &- lastAt >= progressInterval
     }
 
-    /// CLOCK_MONOTONIC in nanoseconds.
-    static func monotonicNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    /// A monotonic clock in nanoseconds.
+    static func monotonicNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// The result once libcurl finished with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, TransportError> {
