@@ -1,5 +1,12 @@
 /// The engine's side of a procedure: checked transitions and the hand-offs between queue and driver task.
 extension AnyProcedure {
+    /// The exclusivity keys of a procedure being added: usually one (no array to build), else a list without
+    /// duplicates.
+    enum ExclusionKeys {
+        case one(String)
+        case list([String])
+    }
+
     /// What a procedure looks like to the queue when it is added.
     struct Attachment {
         var dependencies: [AnyProcedure]
@@ -40,11 +47,12 @@ extension AnyProcedure {
     /// `attach` for a procedure the queue can register in a batch (`Attachment.isSimple`) and need not ask for
     /// contributed dependencies — no dependency, no dependent, no observer, not cancelled, and only the engine's own
     /// conditions, which contribute none — under one acquisition of the lock; `nil` (and nothing changes) otherwise.
-    func attachIfSimple(to queue: ProcedureQueue) -> (keys: [String], plan: Plan)? {
+    func attachIfSimple(to queue: ProcedureQueue) -> (keys: ExclusionKeys, plan: Plan)? {
         /// What the critical section found: not simple, the keys of a lone `MutualExclusion` (the common case,
         /// whose plan is known: nothing to evaluate, no dependency to check), or the conditions to look at.
         enum Found {
             case notSimple
+            case key(String)
             case exclusion([String])
             case conditions([any ProcedureCondition])
         }
@@ -52,32 +60,39 @@ extension AnyProcedure {
             precondition(state.lifecycle == .initialized, "‘\(name)’ was already added to a queue.")
             guard state.dependencies.isEmpty, !state.hasDependents, state.observers.isEmpty, state.cancelReason == nil
             else { return .notSimple }
+            if let key = state.exclusionKey, state.otherConditions.isEmpty {
+                state.lifecycle = .pending
+                state.queue = Unmanaged.passUnretained(queue)
+                state.remainingDependencies = 1
+                return .key(key)
+            }
             // In place (through the buffer): the conditions are looked at without being copied out one by one.
-            let kind = state.conditions.withUnsafeBufferPointer(Self.engineConditionsKind)
+            let kind = state.otherConditions.withUnsafeBufferPointer(Self.engineConditionsKind)
             guard kind != .other else { return .notSimple }
             state.lifecycle = .pending
             state.queue = Unmanaged.passUnretained(queue)
             state.remainingDependencies = 1
-            if kind == .loneExclusion {
+            if kind == .loneExclusion, state.exclusionKey == nil {
                 // `MutualExclusion.exclusivityKeys` returns its stored keys: the engine's own code, which neither
                 // blocks nor calls out, so it may run under the lock (`ProcedureLocks`' rule).
-                return .exclusion(state.conditions.withUnsafeBufferPointer { $0[0].exclusivityKeys })
+                return .exclusion(state.otherConditions.withUnsafeBufferPointer { $0[0].exclusivityKeys })
             }
             return .conditions(state.conditions)
         }
+        // No dependency: nothing to check; a `MutualExclusion` needs no evaluation.
+        let plan = Plan(asynchronousConditions: [], checksDependencies: false)
         switch found {
         case .notSimple:
             return nil
+        case .key(let key):
+            return (.one(key), plan)
         case .exclusion(let keys):
-            // No dependency: nothing to check; a `MutualExclusion` needs no evaluation.
-            let plan = Plan(asynchronousConditions: [], checksDependencies: false)
-            if keys.count > 1 {
-                var seen = Set<String>()
-                return (keys.filter { seen.insert($0).inserted }, plan)
-            }
-            return (keys, plan)
+            if keys.count == 1 { return (.one(keys[0]), plan) }
+            var seen = Set<String>()
+            return (.list(keys.filter { seen.insert($0).inserted }), plan)
         case .conditions(let conditions):
-            return keysAndPlan(conditions, hasDependencies: false)
+            let (keys, plan) = keysAndPlan(conditions, hasDependencies: false)
+            return (.list(keys), plan)
         }
     }
 
@@ -102,7 +117,7 @@ extension AnyProcedure {
             precondition(state.lifecycle == .initialized, "‘\(name)’ was already added to a queue.")
             state.lifecycle = .pending
             state.queue = Unmanaged.passUnretained(queue)
-            state.remainingDependencies = state.dependencies.count + 1
+            state.remainingDependencies = Int32(state.dependencies.count + 1)
             return (state.conditions, state.dependencies, state.hasDependents, state.observers, state.cancelReason)
         }
         return attachment(
@@ -163,7 +178,7 @@ extension AnyProcedure {
     /// the cancellation reason if the procedure was cancelled before being added and is not finished yet.
     func settleDependencies(alreadyFinished finished: Int) -> (satisfied: Bool, cancelledEarly: CancellationReason?) {
         state.withLock { state in
-            state.remainingDependencies -= 1 + finished
+            state.remainingDependencies -= Int32(1 + finished)
             let early = state.lifecycle == .finished || state.hasDriver ? nil : state.cancelReason
             return (state.remainingDependencies == 0, early)
         }
@@ -237,7 +252,7 @@ extension AnyProcedure {
         let first = !state.started
         state.started = true
         return .go(
-            attempt: previousAttempts + state.attemptsThisRun, firstStart: first,
+            attempt: previousAttempts + Int(state.attemptsThisRun), firstStart: first,
             observers: first ? state.observers : [])
     }
 
@@ -266,6 +281,8 @@ extension AnyProcedure {
         // as a whole (`extras`, usually none), and the driver.
         var extras: Extras?
         var driver: DriverHandle?
+        // Any box allocated before the lock; `()` needs none.
+        let output = producesVoid ? (output == nil ? StoredOutput.none : .void) : StoredOutput(boxing: output)
         let finished = state.withLock { state -> Bool in
             guard state.lifecycle != .finished else { return false }
             state.lifecycle = .finished

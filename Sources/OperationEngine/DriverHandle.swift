@@ -21,8 +21,14 @@ final class DriverHandle: Sendable {
     /// The task, once it exists, and whether it must be cancelled as soon as it does.
     private let state = Locked(State())
 
-    /// Creates a handle for a driver about to drive `procedure`.
-    init(driving procedure: ProcedureID) { current = Atomic(procedure.rawValue) }
+    /// The queue the driver works for (held for the contexts it hands to bodies: `ProcedureContext.queue`).
+    let queue: ProcedureQueue
+
+    /// Creates a handle for a driver of `queue` about to drive `procedure`.
+    init(driving procedure: ProcedureID, for queue: ProcedureQueue) {
+        current = Atomic(procedure.rawValue)
+        self.queue = queue
+    }
 
     /// Records the task once it exists; cancels it at once if its procedure was cancelled in the meantime.
     func setTask(_ task: Task<Void, Never>) {

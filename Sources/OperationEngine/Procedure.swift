@@ -57,7 +57,7 @@ public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendabl
         super.init(
             name: name, priority: priority, conditions: conditions, retryPolicy: retry, tags: tags,
             previousAttempts: previousAttempts, cancelsOnDependencyFailure: cancelsOnDependencyFailure,
-            runsSynchronously: false)
+            runsSynchronously: false, producesVoid: Output.self == Void.self)
     }
 
     private init(
@@ -69,7 +69,7 @@ public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendabl
         super.init(
             name: name, priority: priority, conditions: conditions, retryPolicy: retry, tags: tags,
             previousAttempts: previousAttempts, cancelsOnDependencyFailure: cancelsOnDependencyFailure,
-            runsSynchronously: true)
+            runsSynchronously: true, producesVoid: Output.self == Void.self)
     }
 
     /// Creates a procedure whose body does not suspend: the driver calls it inline, without an asynchronous call,

@@ -3,7 +3,7 @@ extension ProcedureQueue {
     /// Runs `procedure` until it finishes; the only code that finishes a procedure that has a driver.
     /// Returns the next procedure to drive when the slot was handed back with one.
     func drive(
-        _ procedure: AnyProcedure, conditions: [any ProcedureCondition], holdsSlot: Bool, evaluate: Bool,
+        _ procedure: AnyProcedure, driver: DriverHandle, conditions: [any ProcedureCondition], holdsSlot: Bool, evaluate: Bool,
         begun: AnyProcedure.Beginning? = nil, failure: (any Error)? = nil
     ) async -> AnyProcedure? {
         var begun = begun   // already moved to `executing` by the caller (first attempt only)
@@ -103,7 +103,7 @@ extension ProcedureQueue {
                     failure = nil
                     throw early
                 }
-                let context = ProcedureContext(procedure: procedure, queue: self)
+                let context = ProcedureContext(procedure: procedure, driver: driver)
                 let output = procedure.runsSynchronously
                     ? try procedure.invokeSynchronously(context) : try await procedure.invoke(context)
                 return finish(.succeeded, output: output)

@@ -68,13 +68,13 @@ public final class ProcedureQueue: Sendable {
     /// `EngineError.waitsOnItself` instead of waiting forever.
     public func add(_ procedure: AnyProcedure) {
         if let (keys, plan) = procedure.attachIfSimple(to: self) {
-            addSimple([Admission(procedure: procedure, keys: keys, plan: plan)])
+            addSimple([Admission(procedure, keys: keys, plan: plan)])
             return
         }
         _ = addContributedDependencies(of: procedure)
         let attachment = procedure.attach(to: self)
         if attachment.isSimple {
-            addSimple([Admission(procedure: procedure, keys: attachment.keys, plan: attachment.plan)])
+            addSimple([Admission(procedure, keys: .list(attachment.keys), plan: attachment.plan)])
         } else {
             addAttached(procedure, attachment)
         }
@@ -99,9 +99,9 @@ public final class ProcedureQueue: Sendable {
             // Contributed dependencies first, so that the order sees them too.
             var anyDependencies = false
             attached.removeAll(keepingCapacity: true)
-            for procedure in procedures[start..<end] {
+            Self.forEachUnretained(procedures, in: start..<end) { procedure in
                 if let (keys, plan) = procedure.attachIfSimple(to: self) {
-                    attached.append(Admission(procedure: procedure, keys: keys, plan: plan))
+                    attached.append(Admission(procedure, keys: keys, plan: plan))
                 } else {
                     attached.append(nil)
                     if addContributedDependencies(of: procedure) { anyDependencies = true }
@@ -109,7 +109,7 @@ public final class ProcedureQueue: Sendable {
             }
             if anyDependencies {
                 var early: [ObjectIdentifier: Admission] = [:]
-                for case let admission? in attached { early[ObjectIdentifier(admission.procedure)] = admission }
+                for case let admission? in attached { early[ObjectIdentifier(admission.procedure.takeUnretainedValue())] = admission }
                 for procedure in procedures[end...] { _ = addContributedDependencies(of: procedure) }
                 for procedure in Self.dependencyOrder(Array(procedures[start...])) {
                     if let admission = early[ObjectIdentifier(procedure)] {
@@ -120,17 +120,30 @@ public final class ProcedureQueue: Sendable {
                 }
                 break
             }
-            for (offset, procedure) in procedures[start..<end].enumerated() {
+            for offset in attached.indices {
                 // `take`: the admission is moved into the batch, not copied.
                 if let admission = attached[offset].take() {
                     enqueue(admission, into: &batch)
                 } else {
-                    admit(procedure, into: &batch)
+                    admit(procedures[start + offset], into: &batch)
                 }
             }
             start = end
         }
         addSimple(batch)
+    }
+
+    /// Calls `body` with each of `procedures` in `range`, without reference counting: the array holds them.
+    @inline(__always)
+    private static func forEachUnretained(
+        _ procedures: [AnyProcedure], in range: Range<Int>, _ body: (AnyProcedure) -> Void
+    ) {
+        procedures.withUnsafeBufferPointer { buffer in
+            // An array of class references has the layout of an array of `Unmanaged` references to them.
+            buffer.withMemoryRebound(to: Unmanaged<AnyProcedure>.self) { unretained in
+                for index in range { unretained[index]._withUnsafeGuaranteedRef(body) }
+            }
+        }
     }
 
     /// Adds an attached simple procedure to `batch`, registering the batch when it is full.
@@ -150,7 +163,7 @@ public final class ProcedureQueue: Sendable {
     private func admit(_ procedure: AnyProcedure, into batch: inout [Admission]) {
         let attachment = procedure.attach(to: self)
         if attachment.isSimple {
-            batch.append(Admission(procedure: procedure, keys: attachment.keys, plan: attachment.plan))
+            batch.append(Admission(procedure, keys: .list(attachment.keys), plan: attachment.plan))
             if batch.count == Self.batchSize {
                 addSimple(batch)
                 batch.removeAll(keepingCapacity: true)
@@ -187,22 +200,27 @@ public final class ProcedureQueue: Sendable {
             // `finishedEarly` rather than the procedure's own lock: a procedure cancelled since `attach` was finished
             // by `complete`, which recorded it under this lock.
             for index in batch.indices {   // by index: each admission is read in place, not copied out
-                let procedure = batch[index].procedure
-                guard !procedure.scheduling.finishedEarly else { continue }
-                let (ticket, granted) = state.lines.join(LineMember(procedure), keys: batch[index].keys)
-                let plan = batch[index].plan
-                if !plan.asynchronousConditions.isEmpty || plan.checksDependencies {
-                    procedure.scheduling.plan = plan   // otherwise the default plan is already this one
-                }
-                procedure.scheduling.ticket = ticket
-                procedure.scheduling.keysGranted = granted
-                procedure.scheduling.dependenciesDone = true
-                if state.register(procedure) { keepAlive() }
-                guard granted else { continue }
-                if plan.asynchronousConditions.isEmpty {
-                    if procedure.becomeReady() { state.pushReady(procedure) }
-                } else {
-                    opens.append((procedure, plan))
+                // Unretained: `Admission` says why it is alive.
+                batch[index].procedure._withUnsafeGuaranteedRef { procedure in
+                    guard !procedure.scheduling.finishedEarly else { return }
+                    let (ticket, granted) = switch batch[index].keys {
+                    case .one(let key): state.lines.join(procedure, key: key)
+                    case .list(let keys): state.lines.join(procedure, keys: keys)
+                    }
+                    let plan = batch[index].plan
+                    if !plan.asynchronousConditions.isEmpty || plan.checksDependencies {
+                        procedure.scheduling.plan = plan   // otherwise the default plan is already this one
+                    }
+                    procedure.scheduling.ticket = ticket
+                    procedure.scheduling.keysGranted = granted
+                    procedure.scheduling.dependenciesDone = true
+                    if state.register(procedure) { keepAlive() }
+                    guard granted else { return }
+                    if plan.asynchronousConditions.isEmpty {
+                        if procedure.becomeReady() { state.pushReady(procedure) }
+                    } else {
+                        opens.append((procedure, plan))
+                    }
                 }
             }
             return (state.grantSlots(max: max), opens)
@@ -221,10 +239,10 @@ public final class ProcedureQueue: Sendable {
             var ahead: [AnyProcedure] = []
             if attachment.hasDependents {
                 for key in keys {
-                    ahead += state.lines.members(of: key).map(\.procedure)
+                    ahead += state.lines.members(of: key)
                 }
             }
-            let (ticket, granted) = state.lines.join(LineMember(procedure), keys: keys)
+            let (ticket, granted) = state.lines.join(procedure, keys: keys)
             procedure.scheduling.plan = attachment.plan
             procedure.scheduling.ticket = ticket
             procedure.scheduling.keysGranted = granted
@@ -287,7 +305,7 @@ public final class ProcedureQueue: Sendable {
     /// Cancels every unfinished procedure holding or waiting for `key`; returns how many were cancelled.
     @discardableResult
     public func cancel(key: String, reason: CancellationReason? = nil) -> Int {
-        let members = state.withLock { state in state.lines.members(of: key).map(\.procedure) }
+        let members = state.withLock { state in state.lines.members(of: key) }
         let live = members.filter { !$0.isCancelled }
         for procedure in live { procedure.cancel(reason: reason ?? .requested("cancel \(key)")) }
         return live.count
@@ -318,7 +336,7 @@ public final class ProcedureQueue: Sendable {
     public var executingCount: Int { state.withLock { $0.running } }
     /// The procedure currently holding `key`, if any.
     public func holder(of key: String) -> AnyProcedure? {
-        state.withLock { state in state.lines.holder(of: key)?.procedure }
+        state.withLock { state in state.lines.holder(of: key) }
     }
 
     // MARK: Events
@@ -391,7 +409,7 @@ public final class ProcedureQueue: Sendable {
             }
             perform(grants)
         } else {
-            let driver = DriverHandle(driving: procedure.id)
+            let driver = DriverHandle(driving: procedure.id, for: self)
             guard procedure.claimDriver(driver) else { return }
             let conditions = plan.asynchronousConditions
             let task = Task { await self.work(procedure, driver: driver, conditions: conditions, holdsSlot: false) }
@@ -416,7 +434,7 @@ public final class ProcedureQueue: Sendable {
             case .resume(let continuation):
                 continuation.resume()
             case .spawn(let procedure):
-                let driver = DriverHandle(driving: procedure.id)
+                let driver = DriverHandle(driving: procedure.id, for: self)
                 if procedure.claimDriver(driver) {
                     let task = Task { await self.work(procedure, driver: driver, conditions: [], holdsSlot: true) }
                     driver.setTask(task)
@@ -433,7 +451,7 @@ public final class ProcedureQueue: Sendable {
     /// directly (inline, with no asynchronous call, for a synchronous procedure — `Procedure.synchronous`); only when
     /// it throws does the general path (`drive`) take over, told that this attempt threw, for retries or failure.
     private func work(_ first: AnyProcedure, driver: DriverHandle, conditions: [any ProcedureCondition], holdsSlot: Bool) async {
-        var next = await drive(first, conditions: conditions, holdsSlot: holdsSlot, evaluate: !holdsSlot)
+        var next = await drive(first, driver: driver, conditions: conditions, holdsSlot: holdsSlot, evaluate: !holdsSlot)
         while let procedure = next.take() {   // moved out of `next`, not copied
             // The slot was handed to this task together with `procedure`, which has no driver yet.
             guard driver.switchTo(procedure.id) else {
@@ -445,19 +463,21 @@ public final class ProcedureQueue: Sendable {
                 return
             }
             guard case .go(let number, let firstStart, let observers) = beginning else {
-                next = await drive(procedure, conditions: [], holdsSlot: true, evaluate: false, begun: beginning)
+                next = await drive(procedure, driver: driver, conditions: [], holdsSlot: true, evaluate: false, begun: beginning)
                 continue
             }
             if firstStart { emit(.started(procedure.info, attempt: number), for: procedure, observers: observers) }
+            // Moved into its context, and reached through it from here on: one reference, not two to count.
+            let context = ProcedureContext(procedure: consume procedure, driver: driver)
             do {
-                let context = ProcedureContext(procedure: procedure, queue: self)
-                let output = procedure.runsSynchronously
-                    ? try procedure.invokeSynchronously(context) : try await procedure.invoke(context)
-                next = complete(procedure, outcome: .succeeded, output: output, holdsSlot: true, takeNext: true)
+                let output = context.procedure.runsSynchronously
+                    ? try context.procedure.invokeSynchronously(context) : try await context.procedure.invoke(context)
+                next = complete(context.procedure, outcome: .succeeded, output: output, holdsSlot: true, takeNext: true)
             } catch {
                 // Cancellation, retries and failures: the general path, told that this attempt threw.
                 next = await drive(
-                    procedure, conditions: [], holdsSlot: true, evaluate: false, begun: beginning, failure: error)
+                    context.procedure, driver: driver, conditions: [], holdsSlot: true, evaluate: false, begun: beginning,
+                    failure: error)
             }
         }
     }
@@ -480,7 +500,7 @@ public final class ProcedureQueue: Sendable {
             let waiter = state.withLock { _ -> CheckedContinuation<Void, any Error>? in
                 if let waiter = procedure.scheduling.slotWaiter {
                     procedure.scheduling.slotWaiter = nil
-                    return waiter
+                    return waiter.continuation
                 }
                 procedure.scheduling.withdrawn = true
                 return nil
@@ -516,7 +536,8 @@ public final class ProcedureQueue: Sendable {
         var drained = false
         defer { if drained { letGo() } }   // last: `self` may go with it once the caller lets go too
         // Its places in the lines, moved out under the lock and released after it (a shorter critical section).
-        var ticket: ExclusivityLines<LineMember>.Ticket = .none
+        var ticket = ExclusivityTicket.none
+        var registered = false
         let (opens, grants, next, waiters) = state.withLock {
             state -> ([(AnyProcedure, AnyProcedure.Plan)], [Grant], AnyProcedure?, [CheckedContinuation<Void, Never>]) in
             guard state.unregister(procedure) else {
@@ -524,29 +545,31 @@ public final class ProcedureQueue: Sendable {
                 procedure.scheduling.finishedEarly = true
                 return ([], holdsSlot ? state.releaseSlot(max: max) : [], nil, [])
             }
+            registered = true
             counted = announces
             if !announces { drained = state.uncount() }
             var opens: [(AnyProcedure, AnyProcedure.Plan)] = []
             swap(&ticket, &procedure.scheduling.ticket)
-            procedure.scheduling = Scheduling()   // drops the plan and any waiter
             if case .none = ticket {} else {
                 // Usually one member is granted: keep it out of an array.
-                var first: AnyProcedure?
-                var more: [AnyProcedure] = []
-                state.lines.leave(LineMember(procedure), ticket: ticket) { member in
-                    if first == nil { first = member.procedure } else { more.append(member.procedure) }
+                var first: Unmanaged<AnyProcedure>?
+                var more: [Unmanaged<AnyProcedure>] = []
+                state.lines.leave(procedure, ticket: ticket) { member in   // alive: see `nextInLine`
+                    if first == nil { first = member } else { more.append(member) }
                 }
-                if let first = first.take() { state.keysGranted(to: first, opens: &opens) }   // moved, not copied
+                if let first { state.keysGranted(to: first, opens: &opens) }
                 for granted in more { state.keysGranted(to: granted, opens: &opens) }
             }
+            // After leaving (the line was linked through it): drops the plan and any waiter.
+            procedure.scheduling = Scheduling()
             var grants: [Grant] = []
             var next: AnyProcedure?
             if holdsSlot {
                 if takeNext, let key = state.popReady() {
                     // The slot goes to the best waiter: this task drives it if it has no driver yet.
-                    if key.resumesDriver, let continuation = key.procedure.scheduling.slotWaiter {
+                    if key.resumesDriver, let waiter = key.procedure.scheduling.slotWaiter {
                         key.procedure.scheduling.slotWaiter = nil
-                        grants = [.resume(continuation)]
+                        grants = [.resume(waiter.continuation)]
                     } else {
                         next = key.procedure
                     }
@@ -558,6 +581,7 @@ public final class ProcedureQueue: Sendable {
             }
             return (opens, grants, next, counted ? [] : state.takeCapacityWaiters())
         }
+        if registered { Unmanaged.passUnretained(procedure).release() }   // the reference `register` took
         emit(.finished(procedure.info, outcome: outcome), for: procedure, observers: finishing.observers)
         if counted {
             let late = state.withLock { state in
@@ -632,9 +656,17 @@ extension ProcedureQueue {
 
     /// A simple procedure (see `addSimple`) on its way into the queue: what registering it needs.
     struct Admission {
-        let procedure: AnyProcedure
-        let keys: [String]
+        // Unmanaged (no reference counting on the way in): an admission lives only within the `add` call that
+        // made it, whose caller holds the procedure (alone, or in the array being added) throughout.
+        let procedure: Unmanaged<AnyProcedure>
+        let keys: AnyProcedure.ExclusionKeys
         let plan: AnyProcedure.Plan
+
+        init(_ procedure: AnyProcedure, keys: AnyProcedure.ExclusionKeys, plan: AnyProcedure.Plan) {
+            self.procedure = Unmanaged.passUnretained(procedure)
+            self.keys = keys
+            self.plan = plan
+        }
     }
 
     enum Registration {
@@ -642,24 +674,11 @@ extension ProcedureQueue {
         case registered(ahead: [AnyProcedure], grants: [Grant], open: Bool)
     }
 
-    /// A member of an exclusivity line: a procedure, compared by identity.
-    struct LineMember: Equatable {
-        let procedure: AnyProcedure
-
-        init(_ procedure: AnyProcedure) { self.procedure = procedure }
-
-        static func == (lhs: LineMember, rhs: LineMember) -> Bool { lhs.procedure === rhs.procedure }
-    }
-
     /// The queue's bookkeeping for one procedure, kept in the procedure itself and guarded by the queue's lock.
     struct Scheduling {
-        // Ordered for size (46 bytes): the references first, the flags packed at the end.
-        /// Its places in the exclusivity lines.
-        var ticket: ExclusivityLines<LineMember>.Ticket = .none
-        /// Its place in `QueueState.unfinished` while it is unfinished, if it has no exclusivity key.
-        var unfinishedIndex = 0
-        /// Its driver, suspended in `acquireSlot` until a slot is free.
-        var slotWaiter: CheckedContinuation<Void, any Error>?
+        // Ordered for locality and size (48 bytes, which the procedure's layout pads to anyway): what a procedure
+        // reaching the head of its line needs (`QueueState.keysGranted`) first, in the object's first cache line
+        // together with its reference count and priority; then the 4-byte index, then the references.
         /// What its conditions need, computed when it was added.
         var plan = AnyProcedure.Plan(asynchronousConditions: [], checksDependencies: false)
         /// Added and not finished.
@@ -670,6 +689,24 @@ extension ProcedureQueue {
         var withdrawn = false
         /// Finished (cancelled) after `attach` but before it was registered: the registration must skip it.
         var finishedEarly = false
+        /// Its place in `QueueState.unfinished` while it is unfinished, if it has no exclusivity key.
+        var unfinishedIndex: Int32 = 0
+        /// Its places in the exclusivity lines.
+        var ticket = ExclusivityTicket.none
+        /// The next place in its line, if it has one key (see `AnyProcedure.nextInLine`).
+        var nextInLine: ExclusivityLink?
+        /// Its driver, suspended in `acquireSlot` until a slot is free.
+        var slotWaiter: SlotWaiter?
+    }
+
+    /// A driver suspended in `acquireSlot` until a slot is free, in a box: `CheckedContinuation` is a resilient type
+    /// (its size is not known outside its library), and stored inline it would make the size of `Scheduling`, and
+    /// with it the layout of every procedure object, known only at run time — every field of a procedure would then
+    /// be reached through offsets read from its type's metadata, and initialised through value witnesses.
+    final class SlotWaiter {
+        let continuation: CheckedContinuation<Void, any Error>
+
+        init(_ continuation: CheckedContinuation<Void, any Error>) { self.continuation = continuation }
     }
 
     /// A place in the ready lines (higher priority first, then first-come).
@@ -692,13 +729,14 @@ extension ProcedureQueue {
         /// finishing touches no other procedure (with many thousands queued, each would be a cache miss here).
         // Unmanaged: each element owns one retain, taken by `register` and given back by `unregister`, so the
         // table keeps every unfinished procedure alive exactly as a strong array would, without reference
-        // counting on every access.
+        // counting on every access. (`register` takes the same retain for a procedure with keys, whose lines
+        // hold it unretained.)
         var unfinished: [Unmanaged<AnyProcedure>?] = []
         /// The indices of the free slots of `unfinished`, reused first.
         var freeSlots: [Int] = []
         /// The number of unfinished procedures, with keys or without.
         var unfinishedCount = 0
-        var lines = ExclusivityLines<LineMember>()
+        var lines = ExclusivityLines<AnyProcedure>()
         var ready = ReadyLines<ReadyKey>()
         var running = 0
         var peakUnfinished = 0
@@ -712,8 +750,9 @@ extension ProcedureQueue {
             unfinishedCount += 1
             peakUnfinished = Swift.max(peakUnfinished, unfinishedCount)
             let first = unfinishedCount == 1
-            guard case .none = procedure.scheduling.ticket else { return first }   // in its lines until it finishes
-            let retained = Unmanaged.passRetained(procedure)
+            let retained = Unmanaged.passRetained(procedure)   // given back by `unregister`
+            // In its lines until it finishes (the lines hold it unretained: see `AnyProcedure.nextInLine`).
+            guard case .none = procedure.scheduling.ticket else { return first }
             let index: Int
             if let free = freeSlots.popLast() {
                 index = free
@@ -722,7 +761,7 @@ extension ProcedureQueue {
                 index = unfinished.count
                 unfinished.append(retained)
             }
-            procedure.scheduling.unfinishedIndex = index
+            procedure.scheduling.unfinishedIndex = Int32(index)
             return first
         }
 
@@ -734,13 +773,14 @@ extension ProcedureQueue {
         }
 
         /// Removes a finished procedure from the unfinished ones; `false` if it was not there. Call before it leaves
-        /// its lines. It still counts in `unfinishedCount` until the caller calls `uncount`.
+        /// its lines. It still counts in `unfinishedCount` until the caller calls `uncount`. On `true` the caller owns
+        /// the reference `register` took, and gives it back after the lock (`Unmanaged.release`): it holds one of its
+        /// own meanwhile, so releasing never deinitialises anything here, and the critical section is shorter.
         mutating func unregister(_ procedure: AnyProcedure) -> Bool {
             guard procedure.scheduling.isUnfinished else { return false }
             procedure.scheduling.isUnfinished = false
             guard case .none = procedure.scheduling.ticket else { return true }
-            let index = procedure.scheduling.unfinishedIndex
-            let removed = unfinished[index]
+            let index = Int(procedure.scheduling.unfinishedIndex)
             unfinished[index] = nil
             if freeSlots.count + 1 == unfinished.count {
                 // All slots are free: start over, so that the table does not keep a past peak's free list.
@@ -749,7 +789,6 @@ extension ProcedureQueue {
             } else {
                 freeSlots.append(index)
             }
-            removed?.release()   // the retain taken by `register`; the caller still holds `procedure`
             return true
         }
 
@@ -772,20 +811,23 @@ extension ProcedureQueue {
             var all = unfinished.compactMap { $0?.takeUnretainedValue() }
             var seen = Set<ObjectIdentifier>()
             lines.forEachMember { member in
-                if seen.insert(ObjectIdentifier(member.procedure)).inserted { all.append(member.procedure) }
+                if seen.insert(ObjectIdentifier(member)).inserted { all.append(member) }
             }
             return all
         }
 
         /// `procedure` now holds all its keys: ready at once, or to be opened (conditions) outside the lock.
-        mutating func keysGranted(to procedure: consuming AnyProcedure, opens: inout [(AnyProcedure, AnyProcedure.Plan)]) {
-            procedure.scheduling.keysGranted = true
-            guard procedure.scheduling.dependenciesDone else { return }
-            if procedure.scheduling.plan.asynchronousConditions.isEmpty, !procedure.scheduling.plan.checksDependencies {
-                // Ready at once: queue it under this same lock, before choosing what runs next.
-                if procedure.becomeReady() { pushReady(procedure) }
-            } else {
-                opens.append((procedure, procedure.scheduling.plan))
+        mutating func keysGranted(to member: Unmanaged<AnyProcedure>, opens: inout [(AnyProcedure, AnyProcedure.Plan)]) {
+            // Unretained until it is queued: a line member is alive (see `AnyProcedure.nextInLine`).
+            member._withUnsafeGuaranteedRef { procedure in
+                procedure.scheduling.keysGranted = true
+                guard procedure.scheduling.dependenciesDone else { return }
+                if procedure.scheduling.plan.asynchronousConditions.isEmpty, !procedure.scheduling.plan.checksDependencies {
+                    // Ready at once: queue it under this same lock, before choosing what runs next.
+                    if procedure.becomeReady() { pushReady(procedure) }
+                } else {
+                    opens.append((procedure, procedure.scheduling.plan))
+                }
             }
         }
 
@@ -800,7 +842,7 @@ extension ProcedureQueue {
             case .spawn:
                 ready.insert(ReadyKey(procedure: procedure, resumesDriver: false), priority: procedure.priority.rawValue)
             case .resume(let continuation):
-                procedure.scheduling.slotWaiter = continuation
+                procedure.scheduling.slotWaiter = SlotWaiter(continuation)
                 ready.insert(ReadyKey(procedure: procedure, resumesDriver: true), priority: procedure.priority.rawValue)
             }
         }
@@ -808,9 +850,9 @@ extension ProcedureQueue {
         /// The waiter behind a heap entry, if it is still waiting (a cancelled driver withdraws its entry).
         private mutating func waiter(for key: ReadyKey) -> Grant? {
             guard key.resumesDriver else { return .spawn(key.procedure) }
-            guard let continuation = key.procedure.scheduling.slotWaiter else { return nil }
+            guard let waiter = key.procedure.scheduling.slotWaiter else { return nil }
             key.procedure.scheduling.slotWaiter = nil
-            return .resume(continuation)
+            return .resume(waiter.continuation)
         }
 
         mutating func grantSlots(max: Int) -> [Grant] {
@@ -836,5 +878,18 @@ extension ProcedureQueue {
             running -= 1
             return grantSlots(max: max)
         }
+    }
+}
+
+extension AnyProcedure: ExclusivityLineMember {
+    /// The link to the next place in its exclusivity line (one key), kept in `scheduling` under the queue's lock.
+    ///
+    /// The lines hold their members unretained: a procedure is in its lines only while it is registered as
+    /// unfinished, and `QueueState.register` holds a reference for it from its joining (in the same acquisition of
+    /// the queue's lock) until `unregister`, which precedes its leaving (in the same acquisition too); the lines
+    /// are only read and changed under that lock.
+    var nextInLine: ExclusivityLink? {
+        get { scheduling.nextInLine }
+        set { scheduling.nextInLine = newValue }
     }
 }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// How a failure should be treated by a retry policy.
 public enum FailureKind: Sendable, Equatable {
     /// Worth retrying after a backoff; a server-given delay (`Retry-After`) wins when it is longer.
@@ -141,28 +133,66 @@ extension Duration {
     }
 }
 
-/// A retry policy in an immutable box, shared between procedures (see `AnyProcedure.retryPolicy`).
-final class RetryPolicyBox: Sendable {
-    /// The policy.
-    let policy: RetryPolicy
+/// A procedure's retry policy in 8 bytes (see `AnyProcedure.retryPolicy`): `RetryPolicy.none` (the default) and
+/// `.standard` by name — no box to allocate and no shared reference count that every procedure would change when
+/// it is created and freed — any other policy in an immutable box of its own.
+enum StoredRetryPolicy: Sendable {
+    case none
+    case standard
+    case custom(Box)
 
-    private init(_ policy: RetryPolicy) { self.policy = policy }
+    /// An immutable box holding a policy.
+    final class Box: Sendable {
+        let policy: RetryPolicy
 
-    private static let none = RetryPolicyBox(.none)
-    private static let standard = RetryPolicyBox(.standard)
-
-    /// The shared box when `policy` is, bit for bit, `RetryPolicy.none` or `.standard` (same numbers, same
-    /// classification closure); a new box otherwise. Bitwise equality is never wrong to trust, only incomplete:
-    /// an equal policy built separately gets its own box.
-    static func box(for policy: RetryPolicy) -> RetryPolicyBox {
-        if bitwiseEqual(policy, none.policy) { return none }
-        if bitwiseEqual(policy, standard.policy) { return standard }
-        return RetryPolicyBox(policy)
+        init(_ policy: RetryPolicy) { self.policy = policy }
     }
 
-    private static func bitwiseEqual(_ lhs: RetryPolicy, _ rhs: RetryPolicy) -> Bool {
-        withUnsafeBytes(of: lhs) { left in
-            withUnsafeBytes(of: rhs) { right in memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+    /// Stores `policy`: by name when it is, field for field, `RetryPolicy.none` or `.standard` (the same numbers and
+    /// the same classification closure, compared by its bits); boxed otherwise. Comparing closures by their bits
+    /// is never wrong to trust, only incomplete: an equal policy with a separately built closure gets its own box.
+    /// The fields are compared in place, without copying the policy.
+    init(_ policy: borrowing RetryPolicy) {
+        if Self.same(policy, RetryPolicy.none) {
+            self = .none
+        } else if Self.same(policy, RetryPolicy.standard) {
+            self = .standard
+        } else {
+            self = .custom(Box(copy policy))
         }
+    }
+
+    /// The policy.
+    var policy: RetryPolicy {
+        switch self {
+        case .none: RetryPolicy.none
+        case .standard: RetryPolicy.standard
+        case .custom(let box): box.policy
+        }
+    }
+
+    private static func same(_ lhs: borrowing RetryPolicy, _ rhs: borrowing RetryPolicy) -> Bool {
+        lhs.maxAttempts == rhs.maxAttempts && lhs.baseDelay == rhs.baseDelay && lhs.maxDelay == rhs.maxDelay
+            && lhs.maxInRunDelay == rhs.maxInRunDelay && lhs.networkWait == rhs.networkWait
+            && lhs.networkPollInterval == rhs.networkPollInterval && bits(of: lhs.classify) == bits(of: rhs.classify)
+    }
+
+    /// The two words of a closure: its function and its context. Read through a concrete structure that holds it
+    /// as stored, so that the closure is not re-abstracted (a thunk, with a context of its own) on the way.
+    private static func bits(of closure: @escaping @Sendable (any Error) -> FailureKind) -> ClosureBits {
+        withUnsafeBytes(of: Classification(classify: closure)) { bytes in
+            ClosureBits(
+                function: bytes.load(fromByteOffset: 0, as: UInt.self),
+                context: bytes.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self))
+        }
+    }
+
+    private struct Classification {
+        let classify: @Sendable (any Error) -> FailureKind
+    }
+
+    private struct ClosureBits: Equatable {
+        let function: UInt
+        let context: UInt
     }
 }

@@ -5,13 +5,14 @@ import Testing
 struct ExclusivityLinesTests {
     @Test("the first member holds the key; the next is granted when it leaves, first-come")
     func firstComeFirstServed() {
-        var lines = ExclusivityLines<Int>()
-        let granted = [lines.enqueue(1, keys: ["a"]), lines.enqueue(2, keys: ["a"]), lines.enqueue(3, keys: ["a"])]
+        var lines = ExclusivityLines<LineTestMember>()
+        let m = LineTestMember.make(4)
+        let granted = [lines.enqueue(m[1], keys: ["a"]), lines.enqueue(m[2], keys: ["a"]), lines.enqueue(m[3], keys: ["a"])]
         #expect(granted == [true, false, false])
-        #expect(lines.holder(of: "a") == 1)
-        let afterFirst = lines.remove(1)
-        let afterSecond = lines.remove(2)
-        let afterThird = lines.remove(3)
+        #expect(lines.holder(of: "a")?.value == 1)
+        let afterFirst = lines.remove(m[1]).map(\.value)
+        let afterSecond = lines.remove(m[2]).map(\.value)
+        let afterThird = lines.remove(m[3]).map(\.value)
         #expect(afterFirst == [2])
         #expect(afterSecond == [3])
         #expect(afterThird == [])
@@ -20,36 +21,72 @@ struct ExclusivityLinesTests {
 
     @Test("a member with several keys is granted only when it heads every line")
     func severalKeys() {
-        var lines = ExclusivityLines<Int>()
-        let granted = [lines.enqueue(1, keys: ["a"]), lines.enqueue(2, keys: ["b"]), lines.enqueue(3, keys: ["a", "b"])]
+        var lines = ExclusivityLines<LineTestMember>()
+        let m = LineTestMember.make(4)
+        let granted = [lines.enqueue(m[1], keys: ["a"]), lines.enqueue(m[2], keys: ["b"]), lines.enqueue(m[3], keys: ["a", "b"])]
         #expect(granted == [true, true, false])
-        let afterFirst = lines.remove(1)
+        let afterFirst = lines.remove(m[1]).map(\.value)
         #expect(afterFirst == [])
-        #expect(lines.holdsAllKeys(3) == false)
-        let afterSecond = lines.remove(2)
+        #expect(lines.holdsAllKeys(m[3]) == false)
+        let afterSecond = lines.remove(m[2]).map(\.value)
         #expect(afterSecond == [3])
-        #expect(lines.holdsAllKeys(3))
+        #expect(lines.holdsAllKeys(m[3]))
+        let afterLast = lines.remove(m[3])
+        #expect(afterLast.isEmpty)
+        #expect(lines.isEmpty)
     }
 
     @Test("leaving from the middle of a line grants nobody and keeps the order")
     func leaveFromMiddle() {
-        var lines = ExclusivityLines<Int>()
-        _ = lines.enqueue(1, keys: ["a"])
-        _ = lines.enqueue(2, keys: ["a"])
-        _ = lines.enqueue(3, keys: ["a"])
-        let afterMiddle = lines.remove(2)
+        var lines = ExclusivityLines<LineTestMember>()
+        let m = LineTestMember.make(4)
+        _ = lines.enqueue(m[1], keys: ["a"])
+        _ = lines.enqueue(m[2], keys: ["a"])
+        _ = lines.enqueue(m[3], keys: ["a"])
+        let afterMiddle = lines.remove(m[2]).map(\.value)
         #expect(afterMiddle == [])
-        #expect(lines.members(of: "a") == [1, 3])
-        let afterHead = lines.remove(1)
+        #expect(lines.members(of: "a").map(\.value) == [1, 3])
+        let afterHead = lines.remove(m[1]).map(\.value)
         #expect(afterHead == [3])
+    }
+
+    @Test("leaving from the end of a line keeps the line open for the next member")
+    func leaveFromEnd() {
+        var lines = ExclusivityLines<LineTestMember>()
+        let m = LineTestMember.make(5)
+        _ = lines.enqueue(m[1], keys: ["a"])
+        _ = lines.enqueue(m[2], keys: ["a"])
+        let afterEnd = lines.remove(m[2])
+        #expect(afterEnd.isEmpty)
+        _ = lines.enqueue(m[3], keys: ["a"])
+        #expect(lines.members(of: "a").map(\.value) == [1, 3])
+        let afterHead = lines.remove(m[1]).map(\.value)
+        #expect(afterHead == [3])
+        let afterLast = lines.remove(m[3])
+        #expect(afterLast.isEmpty)
+        #expect(lines.isEmpty)
+        let grantedAgain = lines.enqueue(m[4], keys: ["a"])
+        #expect(grantedAgain)
     }
 
     @Test("different keys do not wait on each other")
     func independentKeys() {
-        var lines = ExclusivityLines<Int>()
-        let granted = [lines.enqueue(1, keys: ["a"]), lines.enqueue(2, keys: ["b"]), lines.enqueue(3, keys: [])]
+        var lines = ExclusivityLines<LineTestMember>()
+        let m = LineTestMember.make(4)
+        let granted = [lines.enqueue(m[1], keys: ["a"]), lines.enqueue(m[2], keys: ["b"]), lines.enqueue(m[3], keys: [])]
         #expect(granted == [true, true, true])
     }
+}
+
+/// A member of `ExclusivityLines` for tests: a number, compared by identity.
+final class LineTestMember: ExclusivityLineMember {
+    let value: Int
+    var nextInLine: ExclusivityLink?
+
+    init(_ value: Int) { self.value = value }
+
+    /// Members numbered 0..<count (the tests keep them alive while they are in lines).
+    static func make(_ count: Int) -> [LineTestMember] { (0..<count).map(LineTestMember.init) }
 }
 
 @Suite("Mutual exclusion in the queue")
