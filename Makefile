@@ -56,7 +56,7 @@ test: deps migrations
 
 ## tsan: the operation engine's tests under ThreadSanitizer
 tsan: deps
-	$(SWIFT) test --scratch-path $(BUILD)-tsan --sanitize=thread --filter OperationEngineTests
+	$(SWIFT) test --scratch-path $(BUILD)-tsan --sanitize=thread --filter 'OperationEngineTests|TaskExecutorTests|CancellationTests'
 
 ## demo: the main job end to end on its own: a local server on loopback, sample recipes, a sync you can watch
 demo: client demo-server

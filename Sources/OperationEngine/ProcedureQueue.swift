@@ -46,13 +46,19 @@ public final class ProcedureQueue: Sendable {
     let state: Locked<QueueState>
     private let subscribers = Locked<Subscribers>(Subscribers())
     private let subscriberCount = Atomic<Int>(0)
+    /// Where the queue's driver tasks — which evaluate conditions and run bodies — prefer to run; `nil`: the global
+    /// concurrent executor. The sync engine passes its HTTP client's transport thread, so that a step, its request
+    /// and the answer stay on one thread.
+    public let taskExecutor: (any TaskExecutor)?
 
-    /// Creates a queue.
+    /// Creates a queue; its driver tasks prefer `taskExecutor` when one is given.
     public init(
         maxConcurrentProcedures: Int = 4,
         clock: any EngineClock = ContinuousEngineClock(),
-        random: any RandomSource = SystemRandomSource()
+        random: any RandomSource = SystemRandomSource(),
+        taskExecutor: (any TaskExecutor)? = nil
     ) {
+        self.taskExecutor = taskExecutor
         self.maxConcurrentProcedures = max(1, maxConcurrentProcedures)
         self.clock = clock
         self.random = random
@@ -412,7 +418,9 @@ public final class ProcedureQueue: Sendable {
             let driver = DriverHandle(driving: procedure.id, for: self)
             guard procedure.claimDriver(driver) else { return }
             let conditions = plan.asynchronousConditions
-            let task = Task { await self.work(procedure, driver: driver, conditions: conditions, holdsSlot: false) }
+            let task = Task(executorPreference: taskExecutor) {
+                await self.work(procedure, driver: driver, conditions: conditions, holdsSlot: false)
+            }
             driver.setTask(task)
         }
     }
@@ -436,7 +444,9 @@ public final class ProcedureQueue: Sendable {
             case .spawn(let procedure):
                 let driver = DriverHandle(driving: procedure.id, for: self)
                 if procedure.claimDriver(driver) {
-                    let task = Task { await self.work(procedure, driver: driver, conditions: [], holdsSlot: true) }
+                    let task = Task(executorPreference: taskExecutor) {
+                        await self.work(procedure, driver: driver, conditions: [], holdsSlot: true)
+                    }
                     driver.setTask(task)
                 } else {
                     pending += state.withLock { $0.releaseSlot(max: maxConcurrentProcedures) }

@@ -88,11 +88,22 @@ public struct MediaLibrary: Sendable {
             throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
         }
         keep = true
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = Self.hex(hasher.finalize())
         return StagedImage(sha256: digest, format: format, byteCount: total, temporaryPath: temporaryPath)
     }
 
     /// Renames a staged copy to its final name; the caller holds the media lock.
+    /// Lower-case hexadecimal of `bytes` (two digits a byte).
+    static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     func install(_ staged: StagedImage) throws(StoreError) {
         let final = path(of: staged.fileName)
         guard rename(staged.temporaryPath, final) == 0 else {

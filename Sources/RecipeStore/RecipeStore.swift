@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RecipeModels
+import Synchronization
 
 /// The local store of recipe drafts: one SQLite database in WAL mode, shared safely by several processes.
 ///
@@ -16,6 +17,9 @@ public final class RecipeStore: Sendable {
     public let media: MediaLibrary
     /// The clock edits are stamped with.
     let now: @Sendable () -> Date
+    /// Whether the writer connection is at `synchronous = FULL` (else NORMAL); read and changed only on the writer's
+    /// connection, inside GRDB's serialized writer access (the lock adds nothing there but is cheap).
+    private let writerWaitsForDisk = Mutex(true)
 
     /// How long a statement waits for another process's write lock before failing.
     public static let busyTimeout: TimeInterval = 10
@@ -98,6 +102,7 @@ public final class RecipeStore: Sendable {
         let known = migrations.map(\.identifier)
         do {
             try pool.writeWithoutTransaction { db in
+                try setWaitsForDisk(true, db)
                 try db.execute(sql: """
                     CREATE TABLE IF NOT EXISTS schema_migrations (
                         identifier TEXT PRIMARY KEY NOT NULL, applied_at REAL NOT NULL)
@@ -139,7 +144,7 @@ public final class RecipeStore: Sendable {
 
     /// Runs `body` on the writer's connection outside any transaction, each statement seeing the latest commit: for a
     /// one-row check on the hot path of a sync, where a pooled read (a reader connection, `BEGIN`, `COMMIT`) cost
-    /// about as much as a write.
+    /// about as much as a write. Reads only: the connection may be at `synchronous = NORMAL` (see `write`).
     func peek<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.writeWithoutTransaction(body)
@@ -158,10 +163,9 @@ public final class RecipeStore: Sendable {
     func write<T>(waitForDisk: Bool = true, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.writeWithoutTransaction { db in
-                // Cached statements: compiling BEGIN, COMMIT and the pragmas anew for every transaction was a
-                // twentieth of a 1,000-recipe sync's CPU.
-                if !waitForDisk { try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
-                defer { if !waitForDisk { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() } }
+                try setWaitsForDisk(waitForDisk, db)
+                // Cached statements: compiling BEGIN and COMMIT anew for every transaction was a twentieth of a
+                // 1,000-recipe sync's CPU.
                 try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
                 do {
                     let result = try body(db)
@@ -176,6 +180,18 @@ public final class RecipeStore: Sendable {
             throw error
         } catch {
             throw Self.translate(error, path: home.databaseURL.path)
+        }
+    }
+
+    /// Puts the writer connection at `synchronous = FULL` (`waitForDisk`) or NORMAL, running the pragma only when
+    /// it is at the other level: SQLite compiles a pragma anew on every run, and setting NORMAL before and FULL after
+    /// each chain's end was a fortieth of a 1,000-recipe sync's CPU. A sync switches only around its claims.
+    /// Called on the writer's connection, outside a transaction (SQLite refuses the change inside one).
+    private func setWaitsForDisk(_ waitForDisk: Bool, _ db: Database) throws {
+        try writerWaitsForDisk.withLock { current in
+            guard current != waitForDisk else { return }
+            try db.execute(sql: waitForDisk ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            current = waitForDisk
         }
     }
 

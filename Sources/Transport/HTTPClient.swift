@@ -33,6 +33,10 @@ public final class HTTPClient: Sendable {
         spareLimit = 2 * concurrent
     }
 
+    /// The transport's thread as a task executor: tasks that prefer it run between libcurl's polls, with no
+    /// thread hop for a request or its answer.
+    public var taskExecutor: any TaskExecutor { loop }
+
     deinit {
         loop.shutdown()
     }

@@ -3,8 +3,12 @@ import Synchronization
 
 /// The one thread that drives a client's libcurl multi handle: it starts queued transfers (at most
 /// `maxConcurrent` at once), runs them, hands results back and aborts cancelled ones at once, sleeping in
-/// `curl_multi_poll` and woken by `curl_multi_wakeup` whenever a request or a cancellation arrives.
-final class TransferLoop: @unchecked Sendable {
+/// `curl_multi_poll` and woken by `curl_multi_wakeup` when a request, a cancellation or a job arrives while it sleeps.
+///
+/// It is also a `TaskExecutor`: tasks that prefer it run on this thread between two rounds of libcurl, so a request
+/// sent from such a task and the answer that resumes it need no thread hop, and no wake-up when the loop is awake
+/// anyway. After `shutdown`, jobs go to the global concurrent executor.
+final class TransferLoop: TaskExecutor, @unchecked Sendable {
     // @unchecked Sendable: other threads touch only `inbox` (a Mutex) and `multi.wakeup()` (documented
     // thread-safe, called under the inbox lock so it never races the handle's cleanup); every other stored
     // property below is read and written by the loop's own thread only.
@@ -16,6 +20,10 @@ final class TransferLoop: @unchecked Sendable {
 
     private struct Inbox: ~Copyable {
         var commands: [Command] = []
+        /// Jobs of tasks that prefer this executor, run in order by the loop's thread.
+        var jobs: [UnownedJob] = []
+        /// The loop is in (or about to enter) `curl_multi_poll`: whoever adds work must wake it.
+        var sleeping = false
         var closing = false
         var closed = false
     }
@@ -70,13 +78,40 @@ final class TransferLoop: @unchecked Sendable {
         inbox.withLock { inbox in
             guard !inbox.closing && !inbox.closed else { return false }
             inbox.commands.append(command)
-            multi.wakeup()
+            Self.wakeIfSleeping(&inbox, multi)
             return true
         }
     }
 
+    /// Runs `job` on the loop's thread, after the work already queued; on the global executor once the loop closed.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted = inbox.withLock { inbox in
+            guard !inbox.closed else { return false }
+            inbox.jobs.append(job)
+            Self.wakeIfSleeping(&inbox, multi)
+            return true
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+
+    /// One wake-up per sleep: `curl_multi_wakeup` writes to a socket, which the loop only needs while it polls.
+    private static func wakeIfSleeping(_ inbox: inout Inbox, _ multi: CurlMulti) {
+        guard inbox.sleeping else { return }
+        inbox.sleeping = false
+        multi.wakeup()
+    }
+
     private func run() {
+        let executor = asUnownedTaskExecutor()
         while true {
+            // Jobs first: what they send is then started in this same round.
+            let jobs = inbox.withLock { inbox in
+                inbox.sleeping = false
+                defer { inbox.jobs.removeAll(keepingCapacity: true) }
+                return inbox.jobs
+            }
+            for job in jobs { job.runSynchronously(on: executor) }
             let (commands, closing) = inbox.withLock { inbox in
                 let taken = inbox.commands
                 inbox.commands.removeAll(keepingCapacity: true)
@@ -97,7 +132,14 @@ final class TransferLoop: @unchecked Sendable {
                 finishedAny = true
             }
             if finishedAny && !waiting.isEmpty { continue } // start the next ones without sleeping
-            multi.poll(milliseconds: 1000)
+            // Sleep only with nothing queued (answers just delivered queue their tasks' jobs here); from here on,
+            // whoever queues something wakes the poll.
+            let idle = inbox.withLock { inbox in
+                guard inbox.commands.isEmpty && inbox.jobs.isEmpty else { return false }
+                inbox.sleeping = true
+                return true
+            }
+            if idle { multi.poll(milliseconds: 1000) }
         }
         close()
     }
@@ -148,11 +190,14 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func close() {
-        inbox.withLock { inbox in
+        let jobs = inbox.withLock { inbox in
             inbox.closed = true
             for case .add(let transfer) in inbox.commands { waiting.append(transfer) }
             inbox.commands.removeAll()
+            defer { inbox.jobs.removeAll() }
+            return inbox.jobs
         }
+        for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         for transfer in active.values {
             multi.remove(transfer.easy)
             transfer.finish(.failure(.cancelled("the HTTP client was shut down")))

@@ -43,17 +43,23 @@ struct MigrationTests {
         #expect(foreignKeys == 1)
     }
 
-    @Test("commits are durable: the connection that writes runs with synchronous = FULL (2), not the NORMAL GRDB sets for WAL")
+    @Test("commits are durable: the writer runs durable transactions with synchronous = FULL (2), not the NORMAL GRDB sets for WAL")
     func writerIsFullySynchronous() throws {
         let dir = TemporaryDirectory()
         let store = try RecipeStore(home: dir.home)
         let level = try store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
         #expect(level == 2)
-        // A transaction that does not wait for the disk leaves the connection as durable as before, also when it fails.
-        _ = try store.write(waitForDisk: false) { db in try db.execute(sql: "CREATE TABLE scratch (x)") }
+        // Every transaction that waits for the disk runs at FULL, also right after ones that do not (NORMAL), and
+        // after one of those failed.
+        let relaxed = try store.write(waitForDisk: false) { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(relaxed == 1)
         _ = try? store.write(waitForDisk: false) { db in try db.execute(sql: "INSERT INTO no_such_table VALUES (1)") }
-        let after = try store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
-        #expect(after == 2)
+        let durable = try store.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(durable == 2)
+        _ = try store.write(waitForDisk: false) { db in try db.execute(sql: "CREATE TABLE scratch (x)") }
+        _ = try store.write(waitForDisk: false) { db in try db.execute(sql: "INSERT INTO scratch VALUES (1)") }
+        let durableAgain = try store.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(durableAgain == 2)
     }
 
     @Test("migrations apply in order, each in its own transaction with its bookkeeping row")

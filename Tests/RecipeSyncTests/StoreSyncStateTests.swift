@@ -222,6 +222,39 @@ struct StoreSyncStateTests {
         #expect(try f.home.recipe(f.pending).sync.syncedRevision == 2)
     }
 
+    @Test("the usual end: synced, image recorded, media copy let go, lease released; a row changed under the lease is read and decided instead")
+    func usualEndAndItsFallback() throws {
+        let home = try ClientHome()
+        let asClaimed = try home.makeRecipe("as claimed", image: pngBytes(seed: 3))
+        let changed = try home.makeRecipe("changed under the lease", image: pngBytes(seed: 4))
+        let claims = try home.store.claimDue(
+            owner: Self.me, now: Self.now, leaseDuration: 60, limit: 10, after: 0, isOwnerAlive: Self.alive).claims
+        #expect(claims.map(\.recipe.id) == [asClaimed.id, changed.id])
+        // The media copy of `changed` is renamed while it is leased (by hand: no command does this), so its row is no
+        // longer as claimed: its end must read the row and let go of the copy under its current name, not the
+        // claimed one.
+        let queue = try DatabaseQueue(path: home.store.home.databaseURL.path)
+        try queue.write { db in
+            try db.execute(sql: "UPDATE recipes SET image_file = 'renamed.png' WHERE id = ?", arguments: [changed.id])
+        }
+        for claim in claims {
+            let image = try #require(claim.recipe.image)
+            let finished = try home.store.finishChain(
+                claim, owner: Self.me, result: .uploaded(revision: claim.revision),
+                confirmedImage: (image.sha256, "https://example.test/v1/images/\(image.sha256)"), now: Self.now)
+            let expectedFile = claim.recipe.id == changed.id ? "renamed.png" : try #require(image.localFileName)
+            #expect(finished.unneededMedia == [expectedFile])
+            #expect(finished.editedMeanwhile == false)
+            let recipe = try home.recipe(claim.recipe.id)
+            #expect(recipe.sync.state == .synced)
+            #expect(recipe.sync.syncedRevision == claim.revision)
+            #expect(recipe.sync.remoteImageSHA256 == image.sha256)
+            #expect(recipe.sync.remoteImageURL == "https://example.test/v1/images/\(image.sha256)")
+            #expect(recipe.image?.localFileName == nil)
+            #expect(recipe.sync.leaseOwner == nil && recipe.sync.leaseExpiresAt == nil)
+        }
+    }
+
     @Test("a cancellation from the user during the upload of an older revision does not cancel a newer edit")
     func cancelledByUserFenced() throws {
         let f = try Fixture()

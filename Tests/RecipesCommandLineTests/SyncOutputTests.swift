@@ -535,4 +535,22 @@ struct SyncOutputTests {
         #expect(EventTimestamp.string(t0.addingTimeInterval(0.5)) == "2023-11-14T22:13:20.500Z")
         #expect(EventTimestamp.string(Date(timeIntervalSince1970: -0.25)) == "1969-12-31T23:59:59.750Z")
     }
+
+    @Test("CFormat prints exactly what Foundation's String(format:) prints: ties, long numbers, integers, padding, long texts")
+    func cFormatMatchesFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        let fixed: [Double] = [0, 0.05, 0.15, 0.25, 0.35, 0.45, 1023.95, 1023.949_999, 9.95, 2.5e15, 1e300, 123_456.789]
+        let random = (0..<2_000).map { _ in Double.random(in: 0..<5_000, using: &generator) }
+        for value in fixed + random {
+            #expect(CFormat.string("%.1f", value) == String(format: "%.1f", value))
+            #expect(CFormat.string("%.1f s", value) == String(format: "%.1f s", value))
+        }
+        for number in [Int32(0), 7, 42, 999, -3, 123_456] {
+            #expect(CFormat.string("%04d-%02d.%03dZ", number, number, number)
+                == String(format: "%04d-%02d.%03dZ", number, number, number))
+        }
+        // Longer than the stack buffer: the same text, through the fallback.
+        #expect(CFormat.string("%0200d|%.1f", Int32(5), 1.25) == String(format: "%0200d|%.1f", Int32(5), 1.25))
+        #expect(CFormat.string("%0200d", Int32(5)).count == 200)
+    }
 }

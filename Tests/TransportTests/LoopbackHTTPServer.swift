@@ -95,8 +95,10 @@ final class LoopbackHTTPServer: Sendable {
     /// The most requests ever being handled at the same time.
     var maxInFlight: Int { state.withLock { $0.maxInFlight } }
 
-    /// Waits (polling, up to `timeout`) until `condition` holds on the server's state.
-    func wait(timeout: Duration = .seconds(5), until condition: @Sendable (LoopbackHTTPServer) -> Bool) async -> Bool {
+    /// Waits (polling, up to `timeout`) until `condition` holds on the server's state. Every caller expects it to
+    /// hold, so the generous default costs nothing when it does; 5 s was not always enough with the whole suite
+    /// running in parallel on two cores (the request's own task had not started yet).
+    func wait(timeout: Duration = .seconds(30), until condition: @Sendable (LoopbackHTTPServer) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }

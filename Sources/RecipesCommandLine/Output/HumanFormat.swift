@@ -3,6 +3,22 @@ import Foundation
 import Glibc
 #endif
 
+/// printf-style formatting through the C library's `vsnprintf`: Foundation's `String(format:)` took about 12 µs a
+/// call here, a sixtieth of a 1,000-recipe sync's CPU for one size per recipe.
+enum CFormat {
+    /// `format` filled with `arguments`, as `printf` would print it.
+    static func string(_ format: String, _ arguments: any CVarArg...) -> String {
+        let capacity = 128
+        let short: String? = withVaList(arguments) { list in
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: capacity) { buffer in
+                let count = vsnprintf(buffer.baseAddress!, capacity, format, list)
+                return count >= 0 && count < capacity ? String(cString: buffer.baseAddress!) : nil
+            }
+        }
+        return short ?? String(format: format, arguments: arguments)   // longer than any text this tool formats
+    }
+}
+
 /// Sizes and transfer rates for people, in binary units with one decimal: `512 B`, `256.0 KiB`, `1.2 MiB/s`.
 enum ByteFormat {
     private static let units = ["KiB", "MiB", "GiB", "TiB"]
@@ -29,7 +45,7 @@ enum ByteFormat {
             value /= 1024
             index += 1
         }
-        return String(format: "%.1f", value) + " " + units[index]
+        return CFormat.string("%.1f", value) + " " + units[index]
     }
 }
 
@@ -39,7 +55,7 @@ enum DurationFormat {
     static func describe(_ seconds: Double) -> String {
         guard seconds.isFinite else { return seconds > 0 ? "a long time" : "0.0 s" }
         let seconds = max(0, seconds)
-        if seconds < 9.95 { return String(format: "%.1f s", seconds) }
+        if seconds < 9.95 { return CFormat.string("%.1f s", seconds) }
         let whole = Int64(seconds.rounded())
         if whole < 60 { return "\(whole) s" }
         if whole < 3600 { return pair(whole / 60, "min", whole % 60, "s") }
@@ -61,8 +77,8 @@ enum EventTimestamp {
         let fraction = milliseconds - Int64(seconds) * 1000
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int32(parts.tm_year) + 1900, parts.tm_mon + 1, parts.tm_mday,
+        return CFormat.string(
+            "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int32(parts.tm_year) + 1900, parts.tm_mon + 1, parts.tm_mday,
             parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(fraction))
     }
 }
