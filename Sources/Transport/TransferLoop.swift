@@ -119,19 +119,23 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
             }
             for command in commands { handle(command) }
             if closing { break }
-            startWaiting()
-            multi.perform()
-            var finishedAny = false
-            while let (handle, code) = multi.nextDone() {
-                guard let id = byHandle.removeValue(forKey: handle), let transfer = active.removeValue(forKey: id) else { continue }
-                multi.remove(transfer.easy)
-                let result = transfer.result(for: code)
-                let halts = if case .success(let response) = result { haltingStatuses.contains(response.status) } else { false }
-                transfer.finish(result)
-                if halts { halt() }   // after: the refused request's caller hears of it first
-                finishedAny = true
-            }
-            if finishedAny && !waiting.isEmpty { continue } // start the next ones without sleeping
+            // A finished transfer's slot goes to the next waiting one at once, before the jobs its answer queued
+            // run: the server gets the next request while this thread works on the answer.
+            var finishedAny: Bool
+            repeat {
+                startWaiting()
+                multi.perform()
+                finishedAny = false
+                while let (handle, code) = multi.nextDone() {
+                    guard let id = byHandle.removeValue(forKey: handle), let transfer = active.removeValue(forKey: id) else { continue }
+                    multi.remove(transfer.easy)
+                    let result = transfer.result(for: code)
+                    let halts = if case .success(let response) = result { haltingStatuses.contains(response.status) } else { false }
+                    transfer.finish(result)
+                    if halts { halt() }   // after: the refused request's caller hears of it first
+                    finishedAny = true
+                }
+            } while finishedAny && !waiting.isEmpty
             // Sleep only with nothing queued (answers just delivered queue their tasks' jobs here); from here on,
             // whoever queues something wakes the poll.
             let idle = inbox.withLock { inbox in
