@@ -92,7 +92,6 @@ public struct MediaLibrary: Sendable {
         return StagedImage(sha256: digest, format: format, byteCount: total, temporaryPath: temporaryPath)
     }
 
-    /// Renames a staged copy to its final name; the caller holds the media lock.
     /// Lower-case hexadecimal of `bytes` (two digits a byte).
     static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
         let digits = Array("0123456789abcdef".utf8)
@@ -104,6 +103,7 @@ public struct MediaLibrary: Sendable {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// Renames a staged copy to its final name; the caller holds the media lock.
     func install(_ staged: StagedImage) throws(StoreError) {
         let final = path(of: staged.fileName)
         guard rename(staged.temporaryPath, final) == 0 else {

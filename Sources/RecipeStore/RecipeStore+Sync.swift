@@ -323,6 +323,22 @@ extension RecipeStore {
         }
     }
 
+    /// The assignments of a chain's usual end — synced, the confirmed image recorded, the media copy let go when
+    /// done — bound by `usualEndArguments`; each UPDATE adds how it releases the lease and which row it applies to.
+    private static let usualEnd = """
+        synced_revision = max(synced_revision, ?), state = 'synced', attempts = 0,
+        next_attempt_at = NULL, last_error = NULL, offline_since = NULL, cancel_requested = 0, server_version = NULL,
+        remote_image_sha256 = CASE WHEN ? THEN ? ELSE remote_image_sha256 END,
+        remote_image_url = CASE WHEN ? THEN ? ELSE remote_image_url END,
+        image_file = CASE WHEN ? THEN NULL ELSE image_file END
+        """
+
+    private static func usualEndArguments(
+        _ uploaded: Int64, _ confirmed: (sha256: String, url: String)?, _ mediaDone: Bool
+    ) -> StatementArguments {
+        [uploaded, confirmed != nil, confirmed?.sha256, confirmed != nil, confirmed?.url, mediaDone]
+    }
+
     /// Records the end of one chain inside the caller's transaction (`finishChain`'s body).
     private static func finish(
         _ claim: SyncClaim, owner: String, result: ChainResult, confirmedImage: (sha256: String, url: String)?,
@@ -338,20 +354,12 @@ extension RecipeStore {
             let remote = confirmedImage?.sha256 ?? claim.recipe.sync.remoteImageSHA256
             let mediaDone = imageFile != nil && local != nil && local == remote
             try Self.exec(db, sql: """
-                    UPDATE recipes SET synced_revision = max(synced_revision, ?), state = 'synced', attempts = 0,
-                        next_attempt_at = NULL, last_error = NULL, offline_since = NULL, cancel_requested = 0,
-                        server_version = NULL,
-                        remote_image_sha256 = CASE WHEN ? THEN ? ELSE remote_image_sha256 END,
-                        remote_image_url = CASE WHEN ? THEN ? ELSE remote_image_url END,
-                        image_file = CASE WHEN ? THEN NULL ELSE image_file END,
-                        lease_owner = NULL, lease_expires_at = NULL
+                    UPDATE recipes SET \(Self.usualEnd), lease_owner = NULL, lease_expires_at = NULL
                     WHERE id = ? AND revision = ? AND lease_owner = ? AND deleted = 0
                         AND image_file IS ? AND image_sha256 IS ? AND remote_image_sha256 IS ?
                     """,
-                arguments: [
-                    uploaded, confirmedImage != nil, confirmedImage?.sha256, confirmedImage != nil, confirmedImage?.url,
-                    mediaDone, id, uploaded, owner, imageFile, local, claim.recipe.sync.remoteImageSHA256,
-                ])
+                arguments: Self.usualEndArguments(uploaded, confirmedImage, mediaDone)
+                    + [id, uploaded, owner, imageFile, local, claim.recipe.sync.remoteImageSHA256])
             if db.changesCount == 1 {
                 return FinishedChain(unneededMedia: mediaDone ? imageFile.map { [$0] } ?? [] : [], editedMeanwhile: false)
             }
@@ -379,20 +387,12 @@ extension RecipeStore {
         if case .uploaded(let uploaded) = result, revision == uploaded {
             // The usual end, in one statement: synced, the confirmed image, the media copy let go, the lease released.
             try Self.exec(db, sql: """
-                    UPDATE recipes SET synced_revision = max(synced_revision, ?), state = 'synced', attempts = 0,
-                        next_attempt_at = NULL, last_error = NULL, offline_since = NULL, cancel_requested = 0,
-                        server_version = NULL,
-                        remote_image_sha256 = CASE WHEN ? THEN ? ELSE remote_image_sha256 END,
-                        remote_image_url = CASE WHEN ? THEN ? ELSE remote_image_url END,
-                        image_file = CASE WHEN ? THEN NULL ELSE image_file END,
+                    UPDATE recipes SET \(Self.usualEnd),
                         lease_expires_at = CASE WHEN lease_owner = ? THEN NULL ELSE lease_expires_at END,
                         lease_owner = CASE WHEN lease_owner = ? THEN NULL ELSE lease_owner END
                     WHERE id = ?
                     """,
-                arguments: [
-                    uploaded, confirmed != nil, confirmed?.sha256, confirmed != nil, confirmed?.url, mediaDone, owner,
-                    owner, id,
-                ])
+                arguments: Self.usualEndArguments(uploaded, confirmed, mediaDone) + [owner, owner, id])
             if mediaDone, let imageFile { unneeded.append(imageFile) }
             return FinishedChain(unneededMedia: unneeded, editedMeanwhile: false)
         }
@@ -406,18 +406,9 @@ extension RecipeStore {
         let open = editedMeanwhile ? "0" : "state IN ('pending', 'waiting', 'deleting', 'uploading')"
         switch result {
         case .uploaded(let uploaded):
-            if revision == uploaded {
-                try Self.exec(db, sql: """
-                        UPDATE recipes SET synced_revision = max(synced_revision, ?), state = 'synced', attempts = 0,
-                            next_attempt_at = NULL, last_error = NULL, offline_since = NULL, cancel_requested = 0,
-                            server_version = NULL
-                        WHERE id = ?
-                        """,
-                    arguments: [uploaded, id])
-            } else {
-                try Self.exec(db, sql: "UPDATE recipes SET synced_revision = max(synced_revision, ?), offline_since = NULL WHERE id = ?",
-                    arguments: [uploaded, id])
-            }
+            // An older revision than the current one (the current one ended above): an edit made meanwhile is due.
+            try Self.exec(db, sql: "UPDATE recipes SET synced_revision = max(synced_revision, ?), offline_since = NULL WHERE id = ?",
+                arguments: [uploaded, id])
             if mediaDone, let imageFile {
                 try Self.exec(db, sql: "UPDATE recipes SET image_file = NULL WHERE id = ?", arguments: [id])
                 unneeded.append(imageFile)
