@@ -38,7 +38,7 @@ public final class SyncRun: Sendable {
         self.settings = settings
         self.options = options
         self.emit = emit
-        self.outbox = Outbox(directory: store.home.outboxURL)
+        self.outbox = Outbox(directory: store.home.outboxURL, writer: settings.owner)
     }
 
     /// Stops the run cleanly (Ctrl-C): running transfers are aborted, recipes stay as they were for a later run,
@@ -49,11 +49,14 @@ public final class SyncRun: Sendable {
     public func run() async throws -> SyncSummary {
         let now = settings.now()
         if let ids = options.ids { _ = try store.recipes(ids: ids) }  // unknown ids: fail before anything changes
+        let due = try options.ids != nil || store.hasDueWork(at: now)
+        // libcurl loads and sets up TLS (a few milliseconds) on a thread of its own while the garbage is collected.
+        if due, settings.api != nil { HTTPClient.prepare() }
         try collectGarbage(now: now)
         if options.ids == nil {
             // Recipes in backoff are not claimed by this run: reported once, counted as still waiting.
             let summary = try reportWaiting(now: now)
-            if try !store.hasDueWork(at: now) { return summary }
+            if !due { return summary }
         }
 
         // Only work to send needs a server: cron may run before the user configured one.
@@ -102,7 +105,7 @@ public final class SyncRun: Sendable {
     /// memory of a run stays flat however many recipes are due.
     func feed(_ context: RunContext) async {
         let window = max(options.jobs * 4, 16)
-        await withTaskGroup(of: Void.self) { group in
+        await withTaskGroup(of: Bool.self) { group in  // true: a chain ended
             var running = 0
             var cursor: Int64 = 0
             while !registry.isStopped {
@@ -126,13 +129,24 @@ public final class SyncRun: Sendable {
                 cursor = batch.cursor
                 for busy in batch.busy { reportBusy(busy) }
                 for claim in batch.claims {
-                    group.addTask(executorPreference: context.client.taskExecutor) { await self.runChain(claim, context) }
+                    group.addTask(executorPreference: context.client.taskExecutor) {
+                        await self.runChain(claim, context)
+                        return true
+                    }
                     running += 1
                 }
+                // The media copies of the chains done since the last claim go on the pool, a batch at a time, while
+                // the transfers go on. Deleted at the end instead, a thousand of them were most of the time between
+                // a 1,000-recipe sync's last answer and its exit.
+                if removals.withLock({ !$0.media.isEmpty }) {
+                    group.addTask {
+                        self.removeFinishedMedia()
+                        return false
+                    }
+                }
                 if options.ids != nil || batch.isExhausted { break }
-                while running > window / 2 {
-                    _ = await group.next()
-                    running -= 1
+                while running > window / 2, let chainEnded = await group.next() {
+                    if chainEnded { running -= 1 }
                 }
             }
             await group.waitForAll()
@@ -490,12 +504,14 @@ public final class SyncRun: Sendable {
 
     // MARK: Housekeeping
 
-    /// Deletes the outbox files and media copies of the chains that succeeded in this run, once it ends.
+    /// Deletes the outbox files of the chains that succeeded in this run, and the media copies not deleted yet
+    /// (`removeFinishedMedia` lets most of them go during the run), once it ends.
     ///
-    /// Deleting them one by one as each chain finished made every later file creation slower: ext4 searches past
-    /// recently freed inodes when it allocates one, which cost a tenth of a 1,000-recipe sync's CPU. Meanwhile the
-    /// finished outbox files are recycled by later chains' writes (`Outbox.write(recycling:)`), so a long run creates
-    /// only about as many outbox files as it runs chains at once. Whatever a killed run leaves behind is
+    /// Outbox files are not deleted as chains finish but recycled by later chains' writes
+    /// (`Outbox.write(recycling:)`): ext4 searches past recently freed inodes when it allocates one, and creating an
+    /// outbox file per chain after deleting the previous ones cost a tenth of a 1,000-recipe sync's CPU. So a long
+    /// run creates only about as many outbox files as it runs chains at once. (A sync creates no media copies, so
+    /// deleting those early slows none of its file creations.) Whatever a killed run leaves behind is
     /// unreferenced and collected at the start of the next one.
     func removeFinishedFiles() {
         let finished = removals.withLock { removals in
@@ -504,6 +520,16 @@ public final class SyncRun: Sendable {
         }
         for name in finished.outbox { outbox.remove(name) }
         try? store.removeUnneededMedia(finished.media)
+    }
+
+    /// Deletes the media copies the chains done so far no longer need (checked against the database under the
+    /// media lock, as at the end); their outbox files stay for later chains to recycle.
+    func removeFinishedMedia() {
+        let media = removals.withLock { removals in
+            defer { removals.media = [] }
+            return removals.media
+        }
+        try? store.removeUnneededMedia(media)
     }
 
     /// Collects media copies and outbox files no unsynced work refers to (a directory listing each when empty).

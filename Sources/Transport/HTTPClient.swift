@@ -33,6 +33,13 @@ public final class HTTPClient: Sendable {
         spareLimit = 2 * concurrent
     }
 
+    /// Starts loading and initialising libcurl (dlopen, then `curl_global_init` with its TLS set-up: a few
+    /// milliseconds) on a thread of its own and returns at once, for a caller that will make a client soon and
+    /// has other start-up work meanwhile. `init` waits for it if it is still under way, and reports its failure.
+    public static func prepare() {
+        Thread.detachNewThread { try? CurlGlobal.ensureInitialised() }
+    }
+
     /// The transport's thread as a task executor: tasks that prefer it run between libcurl's polls, with no
     /// thread hop for a request or its answer.
     public var taskExecutor: any TaskExecutor { loop }

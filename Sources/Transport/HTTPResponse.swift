@@ -21,6 +21,14 @@ public struct HTTPResponse: Sendable, Equatable {
         self.headers = folded
     }
 
+    /// An answer whose header names the transfer already lower-cased and whose repeats it already joined with ", "
+    /// as it received them: folding them a second time was a hash table built twice per request.
+    init(status: Int, foldedHeaders: [String: String], body: Data) {
+        self.status = status
+        self.body = body
+        self.headers = foldedHeaders
+    }
+
     /// The value of the header `name` (any case), or nil when the answer does not carry it.
     public func header(_ name: String) -> String? {
         headers[name.lowercased()]

@@ -212,7 +212,7 @@ final class Transfer: @unchecked Sendable {
     /// The result once libcurl finished with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, TransportError> {
         if code == CURLE_OK {
-            return .success(HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), headers: headers, body: body))
+            return .success(HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), foldedHeaders: headers, body: body))
         }
         if let failure = upload?.failure { return .failure(failure) }
         if responseTooLarge {

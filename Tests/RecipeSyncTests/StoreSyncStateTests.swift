@@ -409,6 +409,25 @@ struct StoreSyncStateTests {
         #expect(again == [Outbox.fileName(uuid: uuid(leased), revision: 2)])
         #expect(Set(outbox.fileNames()) == [current, Outbox.fileName(uuid: uuid(leased), revision: 3)])
     }
+
+    @Test("outbox GC removes a dead writer's temporary file at once; a live writer's and a young unnamed one stay")
+    func outboxTemporaryFiles() throws {
+        let f = try Fixture()
+        let outbox = Outbox(directory: f.store.home.outboxURL)
+        try FileManager.default.createDirectory(at: f.store.home.outboxURL, withIntermediateDirectories: true)
+        let dead = ".tmp-\(Self.other)@0f1e", live = ".tmp-\(Self.me)@2d3c", unnamed = ".tmp-4b5a"
+        for name in [dead, live, unnamed] {
+            #expect(FileManager.default.createFile(atPath: outbox.path(of: name), contents: Data("{".utf8)))
+        }
+        // A sync killed while writing leaves its temporary file; the next sync's collection takes it.
+        let removed = try f.store.collectOutboxGarbage(now: Date(), isOwnerAlive: { $0 != Self.other })
+        #expect(removed == [dead])
+        #expect(Set(outbox.fileNames()) == [live, unnamed])
+        // Once the grace has passed, an unnamed one goes too; the live writer's stays while it runs.
+        let later = Date().addingTimeInterval(Outbox.temporaryFileGrace + 60)
+        #expect(try f.store.collectOutboxGarbage(now: later, isOwnerAlive: { $0 != Self.other }) == [unnamed])
+        #expect(outbox.fileNames() == [live])
+    }
 }
 
 extension StoreSyncStateTests {

@@ -5,6 +5,7 @@ import RecipeStore
 import RecipeSync
 import RecipesTestSupport
 import ReferenceServer
+import Synchronization
 import Testing
 import Transport
 
@@ -80,6 +81,40 @@ struct SyncRunTests {
                 }
                 #expect(recorder.events(.progress).contains { $0.id == recipe.id && $0.bytes == $0.total })
             }
+        }
+    }
+
+    @Test("the media copies of recipes done go while the run goes on, not only once it ends")
+    func mediaCopiesGoDuringTheRun() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            // More recipes than a run keeps in flight (16), so that it claims them in several batches.
+            var recipes: [Recipe] = []
+            for index in 0..<40 {
+                recipes.append(try home.makeRecipe("recipe \(index)", image: pngBytes(size: 2048, seed: UInt8(index + 1))))
+            }
+            let firstCopy = try #require(recipes.first?.image?.localFileName)
+            let last = try #require(recipes.last)
+            let mediaDirectory = home.store.home.mediaURL.path
+            let recorder = EventRecorder()
+            // When the last recipe's image step starts (on the transport thread, which this holds up: the run
+            // cannot end meanwhile), the first recipe's copy must be gone or go within a few seconds.
+            let goneBeforeTheEnd = Mutex<Bool?>(nil)
+            let run = SyncRun(store: home.store, settings: home.settings(server), options: SyncOptions(jobs: 1)) { event in
+                recorder.emit(event)
+                guard event.kind == .start, event.step == .image, event.id == last.id else { return }
+                let deadline = ContinuousClock.now + .seconds(5)
+                var gone = false
+                while !gone && ContinuousClock.now < deadline {
+                    gone = !FileManager.default.fileExists(atPath: mediaDirectory + "/" + firstCopy)
+                    if !gone { usleep(5_000) }
+                }
+                goneBeforeTheEnd.withLock { $0 = gone }
+            }
+            let summary = try await run.run()
+            #expect(summary == SyncSummary(done: 40))
+            #expect(goneBeforeTheEnd.withLock { $0 } == true, "the first recipe's media copy stayed until the run ended")
+            #expect(home.mediaFiles.isEmpty && home.outboxFiles.isEmpty)
         }
     }
 
