@@ -4,6 +4,7 @@
 // One target per layer; the folders under Sources/ are the architecture:
 //   RecipeModels        pure value types (recipe, ingredient, step, image, sync state)
 //   RecipeStore         SQLite through GRDB: migrations, edits, sync bookkeeping, media copies
+//   Locking             the lock the engine and the transport share (a pthread mutex ThreadSanitizer can see)
 //   OperationEngine     generic operations, conditions, exclusivity, observers, retry, queue
 //   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
 //   RecipeSync          the sync engine: per-recipe chains (image, then JSON) on the engine, leases, cancellation
@@ -57,8 +58,13 @@ let package = Package(
 
         // MARK: Operation engine
         .target(
+            name: "Locking",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "OperationEngine",
             dependencies: [
+                "Locking",
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
@@ -72,7 +78,7 @@ let package = Package(
         ),
         .target(
             name: "Transport",
-            dependencies: ["CCurl"],
+            dependencies: ["CCurl", "Locking"],
             swiftSettings: strictSettings
         ),
 
@@ -152,8 +158,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "LockingTests",
+            dependencies: ["Locking"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "OperationEngineTests",
-            dependencies: ["OperationEngine"],
+            dependencies: ["OperationEngine", "Locking"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -164,7 +175,7 @@ let package = Package(
         // @@TRANSPORT-TESTS@@ (the transport work adds its test target here)
         .testTarget(
             name: "TransportTests",
-            dependencies: ["Transport"],
+            dependencies: ["Transport", "Locking"],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),

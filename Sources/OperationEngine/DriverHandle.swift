@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// The task that drives procedures, one at a time, and the procedure it drives now.

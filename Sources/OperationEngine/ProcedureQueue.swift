@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// Runs procedures: dependencies, conditions, mutual exclusion, priorities, bounded concurrency, retry and

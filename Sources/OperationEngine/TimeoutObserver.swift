@@ -1,3 +1,4 @@
+import Locking
 
 /// Cancels a procedure that is still running `timeout` after it started (reason `.timedOut`).
 ///

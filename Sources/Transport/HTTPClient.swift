@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 /// The libcurl-backed HTTP client: one per process, shared by every upload; connections are kept alive and reused.
@@ -12,7 +13,7 @@ public final class HTTPClient: Sendable {
     private let nextID = Atomic<UInt64>(1)
     /// Easy handles of finished requests, reset and reused by the next ones (creating and freeing one per request
     /// was a sixtieth of a 1,000-recipe sync's CPU); at most `spareLimit`.
-    private let spareHandles = Mutex<[CurlEasy]>([])
+    private let spareHandles = Locked<[CurlEasy]>([])
     private let spareLimit: Int
 
     /// The configuration the client was made with.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -118,9 +118,9 @@ public struct ReachabilityProbe: Sendable {
 
 /// Resumes a continuation with the first answer given and ignores the rest.
 private final class FirstAnswer: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
+    private let continuation: Locked<CheckedContinuation<Bool, Never>?>
 
-    init(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation = Mutex(continuation) }
+    init(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation = Locked(continuation) }
 
     func give(_ answer: Bool) {
         continuation.withLock { pending in

@@ -8,7 +8,7 @@ internal import CCurl
 /// (and libcurl callbacks on it) touches it.
 final class Transfer: @unchecked Sendable {
     // @unchecked Sendable: the mutable state is confined — written by the submitting task before submission
-    // (which happens-before the loop reads it, through the loop's Mutex), afterwards only by the loop's thread;
+    // (which happens-before the loop reads it, through the loop's inbox lock), afterwards only by the loop's thread;
     // `cancelRequested`, the one exception, is an Atomic.
 
     /// The transfer's identity, used to cancel it.

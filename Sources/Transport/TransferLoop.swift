@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The one thread that drives a client's libcurl multi handle: it starts queued transfers (at most
 /// `maxConcurrent` at once), runs them, hands results back and aborts cancelled ones at once, sleeping in
@@ -9,7 +9,7 @@ import Synchronization
 /// sent from such a task and the answer that resumes it need no thread hop, and no wake-up when the loop is awake
 /// anyway. After `shutdown`, jobs go to the global concurrent executor.
 final class TransferLoop: TaskExecutor, @unchecked Sendable {
-    // @unchecked Sendable: other threads touch only `inbox` (a Mutex) and `multi.wakeup()` (documented
+    // @unchecked Sendable: other threads touch only `inbox` (a lock) and `multi.wakeup()` (documented
     // thread-safe, called under the inbox lock so it never races the handle's cleanup); every other stored
     // property below is read and written by the loop's own thread only.
 
@@ -18,7 +18,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
         case cancel(UInt64)
     }
 
-    private struct Inbox: ~Copyable {
+    private struct Inbox {
         var commands: [Command] = []
         /// Jobs of tasks that prefer this executor, run in order by the loop's thread.
         var jobs: [UnownedJob] = []
@@ -29,7 +29,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     }
 
     private let multi: CurlMulti
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     private let maxConcurrent: Int
     private let haltingStatuses: Set<Int>
     /// Set once an answer with one of `haltingStatuses` arrived: nothing more is started.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 import Transport
 
@@ -73,7 +73,7 @@ struct HTTPClientRequestTests {
         let server = try LoopbackHTTPServer { _ in .respond(status: 201, body: Data("{}".utf8)) }
         defer { server.stop() }
         let client = try TestSupport.client()
-        let reports = Mutex<[TransferProgress]>([])
+        let reports = Locked<[TransferProgress]>([])
         let response = try await client.send(
             HTTPRequest(method: .put, url: server.baseURL + "/v1/images/x", body: .file(path: file.path, contentType: "image/jpeg")),
             progress: { progress in reports.withLock { $0.append(progress) } })

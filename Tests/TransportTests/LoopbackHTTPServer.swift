@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,7 +51,7 @@ final class LoopbackHTTPServer: Sendable {
 
     let port: Int
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let handler: @Sendable (Head) -> Behavior
 
     /// Starts listening; `handler` decides each request's fate (called on a connection thread).

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 import Testing
 import Transport
 
@@ -84,7 +84,7 @@ struct ReachabilityProbeTests {
 
     @Test("isReachable(url:) probes the proxy named in the injected environment")
     func isReachableUsesProxy() async {
-        let asked = Mutex<[String]>([])
+        let asked = Locked<[String]>([])
         let probe = ReachabilityProbe { host, port in
             asked.withLock { $0.append("\(host):\(port)") }
             return true

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 import Transport
 
@@ -16,7 +16,7 @@ struct TaskExecutorTests {
         let server = try LoopbackHTTPServer { _ in .respond(status: 201, body: Data("{}".utf8)) }
         defer { server.stop() }
         let client = try TestSupport.client()
-        let progressThreads = Mutex<Set<UInt>>([])
+        let progressThreads = Locked<Set<UInt>>([])
         let (before, after, status) = try await Task(executorPreference: client.taskExecutor) {
             let before = currentThread()
             let response = try await client.send(

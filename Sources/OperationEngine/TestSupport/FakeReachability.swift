@@ -1,3 +1,4 @@
+import Locking
 
 /// A reachability probe for tests: reachable or not as the test sets it, counting the probes it answers.
 public final class FakeReachability: ReachabilityProbe {

@@ -1,3 +1,4 @@
+import Locking
 
 /// A test clock whose time moves only when `advance(by:)` is called, so backoff and timeout tests are deterministic.
 public final class ManualClock: EngineClock {

@@ -1,3 +1,4 @@
+import Locking
 
 /// A deterministic random source (SplitMix64) for tests: the same seed gives the same fractions.
 public final class SeededRandomSource: RandomSource {

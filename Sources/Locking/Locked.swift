@@ -6,13 +6,14 @@ import Musl
 import Darwin
 #endif
 
-/// A value guarded by a `pthread_mutex_t`; the engine's lock, with the shape of `Synchronization.Mutex`.
+/// A value guarded by a `pthread_mutex_t`: the lock of the operation engine and the transport, with the shape of
+/// `Synchronization.Mutex`.
 ///
 /// Why not `Mutex`: on Linux its contended path waits on a futex inside the uninstrumented Swift runtime, so
 /// ThreadSanitizer cannot see that lock's ordering and reports every contended critical section as a race, which
 /// makes `swift test --sanitize=thread` useless. ThreadSanitizer intercepts `pthread_mutex_lock`, so with this lock
-/// its reports are real. Value and mutex share one allocation. Not recursive: the engine never calls out while
-/// holding one.
+/// its reports are real. Value and mutex share one allocation. Not recursive: no holder calls back into code that takes
+/// the same lock.
 package struct Locked<Value>: @unchecked Sendable {
     // @unchecked Sendable: the value is only read or written between `pthread_mutex_lock` and
     // `pthread_mutex_unlock` of the mutex stored beside it, which is never exposed.
