@@ -54,9 +54,9 @@ test: deps migrations
 	$(SWIFT) build --build-tests --scratch-path $(BUILD)
 	$(SWIFT) test --skip-build --scratch-path $(BUILD)
 
-## tsan: the lock's, the operation engine's and the transport's concurrency tests under ThreadSanitizer
+## tsan: the lock's, the operation engine's, the transport's concurrency and the sync engine's tests under ThreadSanitizer
 tsan: deps
-	$(SWIFT) test --scratch-path $(BUILD)-tsan --sanitize=thread --filter 'LockingTests|OperationEngineTests|TaskExecutorTests|CancellationTests'
+	$(SWIFT) test --scratch-path $(BUILD)-tsan --sanitize=thread --filter 'LockingTests|OperationEngineTests|TaskExecutorTests|CancellationTests|RecipeSyncTests'
 
 ## demo: the main job end to end on its own: a local server on loopback, sample recipes, a sync you can watch
 demo: client demo-server

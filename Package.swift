@@ -4,7 +4,7 @@
 // One target per layer; the folders under Sources/ are the architecture:
 //   RecipeModels        pure value types (recipe, ingredient, step, image, sync state)
 //   RecipeStore         SQLite through GRDB: migrations, edits, sync bookkeeping, media copies
-//   Locking             the lock the engine and the transport share (a pthread mutex ThreadSanitizer can see)
+//   Locking             Locked<Value>, every target's lock (a pthread mutex ThreadSanitizer can see)
 //   OperationEngine     generic operations, conditions, exclusivity, observers, retry, queue
 //   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
 //   RecipeSync          the sync engine: per-recipe chains (image, then JSON) on the engine, leases, cancellation
@@ -50,6 +50,7 @@ let package = Package(
             name: "RecipeStore",
             dependencies: [
                 "RecipeModels",
+                "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -85,7 +86,7 @@ let package = Package(
         // MARK: Sync
         .target(
             name: "RecipeSync",
-            dependencies: ["RecipeModels", "RecipeStore", "OperationEngine", "Transport"],
+            dependencies: ["RecipeModels", "RecipeStore", "OperationEngine", "Transport", "Locking"],
             swiftSettings: strictSettings
         ),
 
@@ -102,6 +103,7 @@ let package = Package(
                 "RecipeStore",
                 "RecipeSync",
                 "Transport",
+                "Locking",
                 "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -119,6 +121,7 @@ let package = Package(
         .target(
             name: "ReferenceServer",
             dependencies: [
+                "Locking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -169,7 +172,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RecipesCommandLineTests",
-            dependencies: ["RecipesCommandLine", "RecipeStore", "RecipeModels", "RecipesExecutable", "RecipesTestSupport"],
+            dependencies: [
+                "RecipesCommandLine", "RecipeStore", "RecipeModels", "RecipesExecutable", "RecipesTestSupport", "Locking",
+            ],
             swiftSettings: strictSettings
         ),
         // @@TRANSPORT-TESTS@@ (the transport work adds its test target here)
@@ -192,7 +197,7 @@ let package = Package(
             name: "RecipeSyncTests",
             dependencies: [
                 "RecipeSync", "RecipeStore", "RecipeModels", "OperationEngine", "Transport", "ReferenceServer",
-                "RecipesTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "RecipesTestSupport", "Locking", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -200,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "SyncEndToEndTests",
             dependencies: [
-                "RecipesExecutable", "RecipesServerExecutable", "RecipesTestSupport", "RecipeStore", "RecipeModels",
+                "RecipesExecutable", "RecipesServerExecutable", "RecipesTestSupport", "RecipeStore", "RecipeModels", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

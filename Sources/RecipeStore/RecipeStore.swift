@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
+import Locking
 import RecipeModels
-import Synchronization
 
 /// The local store of recipe drafts: one SQLite database in WAL mode, shared safely by several processes.
 ///
@@ -19,7 +19,7 @@ public final class RecipeStore: Sendable {
     let now: @Sendable () -> Date
     /// Whether the writer connection is at `synchronous = FULL` (else NORMAL); read and changed only on the writer's
     /// connection, inside GRDB's serialized writer access (the lock adds nothing there but is cheap).
-    private let writerWaitsForDisk = Mutex(true)
+    private let writerWaitsForDisk = Locked(true)
 
     /// How long a statement waits for another process's write lock before failing.
     public static let busyTimeout: TimeInterval = 10

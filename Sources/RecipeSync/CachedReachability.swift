@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import OperationEngine
-import Synchronization
 import Transport
 
 /// The reachability condition's probe for one server, remembering the answer for a moment so that a run of a
@@ -9,7 +9,7 @@ final class CachedReachability: OperationEngine.ReachabilityProbe {
     private let url: String
     private let probe: Transport.ReachabilityProbe
     private let lifetime: TimeInterval
-    private let answer = Mutex<(reachable: Bool, at: Date)?>(nil)
+    private let answer = Locked<(reachable: Bool, at: Date)?>(nil)
 
     /// Asks `probe` about `url`; an answer is reused for `lifetime` seconds.
     init(url: String, probe: Transport.ReachabilityProbe, lifetime: TimeInterval = 1) {

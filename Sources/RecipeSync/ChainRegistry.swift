@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import OperationEngine
-import Synchronization
 
 /// Why a recipe's chain was stopped before it finished.
 enum StopReason: Sendable, Equatable {
@@ -27,7 +27,7 @@ final class ChainRegistry: Sendable {
         var stopAll: StopReason?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Registers the chain of recipe `id`; returns the stop reason instead when it was already stopped.
     func register(_ id: Int64) -> StopReason? {

@@ -1,8 +1,8 @@
 import Foundation
+import Locking
 import OperationEngine
 import RecipeModels
 import RecipeStore
-import Synchronization
 import Transport
 
 /// One `recipes sync`: every due recipe (or the ones asked for) becomes a chain on the operation engine — its image
@@ -21,12 +21,12 @@ public final class SyncRun: Sendable {
     let options: SyncOptions
     let emit: @Sendable (SyncEvent) -> Void
     let registry = ChainRegistry()
-    let tally = Mutex(SyncSummary())
-    let throttle = Mutex(ProgressThrottle())
-    let setupFailure = Mutex<(any Error)?>(nil)
+    let tally = Locked(SyncSummary())
+    let throttle = Locked(ProgressThrottle())
+    let setupFailure = Locked<(any Error)?>(nil)
     /// Files of chains that succeeded, deleted at the end of the run; the outbox ones are recycled meanwhile by
     /// later chains' writes (`sendRecipe`).
-    let removals = Mutex<(outbox: [String], media: [String])>(([], []))
+    let removals = Locked<(outbox: [String], media: [String])>(([], []))
     let outbox: Outbox
 
     /// Prepares a run; nothing happens until `run()`.

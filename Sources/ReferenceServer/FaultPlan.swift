@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// What the fault rules decided for one request: a delay to add and at most one disruptive action.
 public struct FaultDecision: Sendable, Equatable {
@@ -29,7 +29,7 @@ public final class FaultPlan: Sendable {
 
     /// The rules, in the order given.
     public let rules: [FaultRule]
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a plan whose counters start at zero.
     public init(rules: [FaultRule]) {
@@ -38,7 +38,7 @@ public final class FaultPlan: Sendable {
             if case .rate(_, let seed) = rule.selector { return SplitMix64(seed: seed) }
             return SplitMix64(seed: 0)
         }
-        self.state = Mutex(State(matched: Array(repeating: 0, count: rules.count), generators: generators))
+        self.state = Locked(State(matched: Array(repeating: 0, count: rules.count), generators: generators))
     }
 
     /// Counts one request against every matching rule and returns what fires for it.

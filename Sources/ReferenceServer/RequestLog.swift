@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The `--request-log` file: one JSON object per line, written with one `write(2)` per line so readers see whole lines.
 public final class RequestLog: Sendable {
@@ -40,7 +40,7 @@ public final class RequestLog: Sendable {
         }
     }
 
-    private let descriptor: Mutex<Int32>
+    private let descriptor: Locked<Int32>
 
     /// Opens (creating or appending to) the log file.
     public init(path: String) throws(ServerSetupError) {
@@ -48,7 +48,7 @@ public final class RequestLog: Sendable {
         guard fd >= 0 else {
             throw ServerSetupError("Cannot open the request log \(path): \(String(cString: strerror(errno))). Check the directory exists and is writable.")
         }
-        descriptor = Mutex(fd)
+        descriptor = Locked(fd)
     }
 
     deinit {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// What the server learned about one request while handling it, for the request log and the fault logic.
 public final class RequestRecord: Sendable {
@@ -16,7 +16,7 @@ public final class RequestRecord: Sendable {
     let expectedLength: Int64?
     /// Whether the body is chunked (no length announced, complete only when its end arrived).
     let chunked: Bool
-    private let facts = Mutex(Facts())
+    private let facts = Locked(Facts())
 
     /// Creates a record for a request that announced `expectedLength` body bytes.
     init(start: Date, expectedLength: Int64?, chunked: Bool) {

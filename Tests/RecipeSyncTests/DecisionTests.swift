@@ -1,7 +1,7 @@
 import Foundation
+import Locking
 import OperationEngine
 import RecipeModels
-import Synchronization
 @testable import RecipeSync
 import Testing
 import Transport
@@ -191,8 +191,8 @@ struct ExitStatusTests {
 struct CachedReachabilityTests {
     @Test("unknown before the first probe; known after a 'reachable' answer; forgotten after invalidate, after the lifetime, and never known for 'unreachable'")
     func knownReachable() async throws {
-        let probes = Mutex(0)
-        let answer = Mutex(true)
+        let probes = Locked(0)
+        let answer = Locked(true)
         let probe = Transport.ReachabilityProbe { _, _ in
             probes.withLock { $0 += 1 }
             return answer.withLock { $0 }

@@ -1,10 +1,10 @@
 import Foundation
+import Locking
 import OperationEngine
 import RecipeModels
 import RecipeStore
 import RecipeSync
 import RecipesTestSupport
-import Synchronization
 import ReferenceServer
 import Testing
 import Transport
@@ -84,7 +84,7 @@ extension SyncRunTests {
         try await withSyncServer { server in
             let home = try ClientHome()
             let recipe = try home.makeRecipe("patience")
-            let probes = Mutex(0)
+            let probes = Locked(0)
             let probe = Transport.ReachabilityProbe { _, _ in
                 probes.withLock { count in
                     count += 1

@@ -1,11 +1,11 @@
 import Foundation
+import Locking
 import OperationEngine
 import RecipeModels
 import RecipeStore
 import RecipeSync
 import RecipesTestSupport
 import ReferenceServer
-import Synchronization
 import Testing
 import Transport
 
@@ -99,7 +99,7 @@ struct SyncRunTests {
             let recorder = EventRecorder()
             // When the last recipe's image step starts (on the transport thread, which this holds up: the run
             // cannot end meanwhile), the first recipe's copy must be gone or go within a few seconds.
-            let goneBeforeTheEnd = Mutex<Bool?>(nil)
+            let goneBeforeTheEnd = Locked<Bool?>(nil)
             let run = SyncRun(store: home.store, settings: home.settings(server), options: SyncOptions(jobs: 1)) { event in
                 recorder.emit(event)
                 guard event.kind == .start, event.step == .image, event.id == last.id else { return }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Locking
 import Logging
 import OperationEngine
 import RecipeModels
@@ -7,7 +8,6 @@ import RecipeStore
 import RecipeSync
 import RecipesTestSupport
 import ReferenceServer
-import Synchronization
 import Testing
 import Transport
 
@@ -15,7 +15,7 @@ import Transport
 
 /// Collects the events a run emits (the `emit` closure runs on many tasks at once).
 final class EventRecorder: Sendable {
-    private let storage = Mutex<[SyncEvent]>([])
+    private let storage = Locked<[SyncEvent]>([])
 
     /// The closure to hand to `SyncRun`.
     var emit: @Sendable (SyncEvent) -> Void { { [self] event in storage.withLock { $0.append(event) } } }

@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import RecipesTestSupport
-import Synchronization
 import Testing
 @testable import RecipeStore
 @testable import RecipesCommandLine
@@ -392,7 +392,7 @@ func runProgram(_ program: String, _ arguments: [String], input: Data = Data()) 
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
-    let errData = Mutex(Data())
+    let errData = Locked(Data())
     let errReader = Thread { errData.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() } }
     errReader.start()
     stdin.fileHandleForWriting.write(input)
@@ -417,7 +417,7 @@ func currentCrontab() throws -> [UInt8]? {
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
-    let errData = Mutex(Data())
+    let errData = Locked(Data())
     let errReader = Thread { errData.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() } }
     errReader.start()
     let out = stdout.fileHandleForReading.readDataToEndOfFile()

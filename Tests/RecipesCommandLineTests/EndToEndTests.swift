@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import RecipesTestSupport
 import Testing
 @testable import RecipeStore
@@ -146,7 +147,7 @@ struct EndToEndTests {
         let dir = TemporaryDirectory()
         _ = try runRecipes(["edit", "--home", dir.homePath], input: "new Shared\n")
         let perProcess = 150
-        let results = Mutex<[ProcessResult]>([])
+        let results = Locked<[ProcessResult]>([])
         let homePath = dir.homePath
         let threads = (0..<2).map { worker in
             Thread {
@@ -166,8 +167,6 @@ struct EndToEndTests {
         #expect(recipe.sync.revision == Int64(1 + 2 * perProcess))
     }
 }
-
-import Synchronization
 
 @Suite("recipes edit on a terminal")
 struct TerminalTests {

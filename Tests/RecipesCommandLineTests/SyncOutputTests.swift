@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import RecipesTestSupport
-import Synchronization
 import Testing
 @testable import RecipeModels
 @testable import RecipesCommandLine
@@ -22,7 +22,7 @@ private func event(
 /// A console that writes each text one character at a time, yielding in between: an output that did not
 /// serialize its writes would see characters of concurrent lines interleave.
 private final class TricklingConsole: Console {
-    private let buffer = Mutex("")
+    private let buffer = Locked("")
     func out(_ text: String) {
         for character in text {
             buffer.withLock { $0.append(character) }
@@ -338,7 +338,7 @@ struct SyncOutputTests {
     @Test("terminal output: frames redrawn in place, finished recipes as permanent lines, the summary at the end")
     func terminalOutputWrites() {
         let console = CapturingConsole()
-        let clock = Mutex(t0)
+        let clock = Locked(t0)
         let output = TerminalSyncOutput(
             console: console, colour: false, clock: { clock.withLock { $0 } },
             size: { TerminalSize(columns: 60, rows: 24) })

@@ -1,12 +1,12 @@
 import Foundation
+import Locking
 import RecipesTestSupport
-import Synchronization
 @testable import RecipeStore
 @testable import RecipesCommandLine
 
 /// A console that keeps what was written, for assertions.
 final class CapturingConsole: Console {
-    private let buffers = Mutex<(out: String, err: String)>(("", ""))
+    private let buffers = Locked<(out: String, err: String)>(("", ""))
     func out(_ text: String) { buffers.withLock { $0.out += text } }
     func err(_ text: String) { buffers.withLock { $0.err += text } }
     var stdout: String { buffers.withLock { $0.out } }
@@ -41,7 +41,7 @@ func runRecipes(
         try? stdin.fileHandleForWriting.close()
     }
     writer.start()
-    let errData = Mutex(Data())
+    let errData = Locked(Data())
     let errReader = Thread { errData.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() } }
     errReader.start()
     let out = stdout.fileHandleForReading.readDataToEndOfFile()

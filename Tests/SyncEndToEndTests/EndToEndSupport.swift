@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
+import Locking
 import RecipesTestSupport
-import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -44,7 +44,7 @@ struct ToolResult: CustomStringConvertible {
 final class ChildProcess: @unchecked Sendable {
     let process = Process()
     let started: Double
-    private let output = Mutex<(out: Data, err: Data)>((Data(), Data()))
+    private let output = Locked<(out: Data, err: Data)>((Data(), Data()))
     private let readers = DispatchGroup()
 
     init(_ executable: URL, _ arguments: [String], environment: [String: String], input: String? = nil) throws {

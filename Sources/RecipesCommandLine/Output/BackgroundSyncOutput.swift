@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import RecipeModels
-import Synchronization
 
 /// `recipes sync --background`, what cron runs: nothing on stdout, one timestamped line per event (progress left
 /// out) appended to `logs/sync.log`, and on stderr — which cron mails — only what needs a person: `failed` events
@@ -15,7 +15,7 @@ final class BackgroundSyncOutput: SyncOutput {
     private let clock: @Sendable () -> Date
     private let processID: Int32
     /// Whether any event was logged; held while writing to stderr, so that lines stay whole.
-    private let logged = Mutex(false)
+    private let logged = Locked(false)
 
     /// Creates the output; `clock` (the time of the summary line) is replaceable for tests.
     init(

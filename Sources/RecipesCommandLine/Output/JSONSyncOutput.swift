@@ -1,5 +1,5 @@
+import Locking
 import RecipeModels
-import Synchronization
 
 /// `recipes sync --json`: one JSON object per line on stdout, for programs.
 ///
@@ -9,7 +9,7 @@ import Synchronization
 final class JSONSyncOutput: SyncOutput {
     private let console: any Console
     /// Held while writing, so that lines from concurrent uploads never interleave.
-    private let writing = Mutex(())
+    private let writing = Locked(())
 
     init(console: any Console) {
         self.console = console

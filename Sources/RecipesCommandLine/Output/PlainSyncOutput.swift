@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import RecipeModels
-import Synchronization
 
 /// `recipes sync` with stdout not a terminal: one plain line per event, e.g.
 /// `#3 Tomato soup: image: 50% (128.0 KiB of 256.0 KiB)`, then one summary line.
@@ -22,7 +22,7 @@ final class PlainSyncOutput: SyncOutput {
 
     private let console: any Console
     /// What each recipe last showed; held while writing, so that lines never interleave.
-    private let shown = Mutex([Int64: Shown]())
+    private let shown = Locked([Int64: Shown]())
 
     init(console: any Console) {
         self.console = console

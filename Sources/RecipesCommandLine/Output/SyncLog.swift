@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,7 +34,7 @@ final class SyncLog: Sendable {
 
     private let console: any Console
     /// The descriptor; held while writing, so that the process's own lines stay in order.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A log in `directory` (created with mode 0700 at the first line, when missing); problems go to `console`.
     init(

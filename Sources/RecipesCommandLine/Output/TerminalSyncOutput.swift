@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
+import Locking
 import RecipeModels
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,7 +54,7 @@ final class TerminalSyncOutput: SyncOutput {
     private let clock: @Sendable () -> Date
     private let size: @Sendable () -> TerminalSize
     /// Everything that changes; held while a frame is built and written, so frames never interleave.
-    private let screen = Mutex(Screen())
+    private let screen = Locked(Screen())
 
     /// Creates the output; `clock` and `size` are replaceable for tests.
     init(

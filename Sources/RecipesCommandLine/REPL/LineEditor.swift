@@ -1,6 +1,6 @@
 import CEditLine
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -60,9 +60,9 @@ final class LineEditor {
 }
 
 /// The names tab completion offers, set once per editor; read by the C completion callbacks.
-private let completionNames = Mutex<[String]>([])
+private let completionNames = Locked<[String]>([])
 /// The matches of the word being completed, consumed one by one by libedit's generator protocol.
-private let pendingMatches = Mutex<[String]>([])
+private let pendingMatches = Locked<[String]>([])
 
 /// libedit's attempted-completion hook: command names for the first word, file names after it.
 private let completeCommandName: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, _ in
