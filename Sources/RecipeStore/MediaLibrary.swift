@@ -16,13 +16,15 @@ public struct MediaLibrary: Sendable {
 
     /// Images above this size are refused unless configured otherwise (20 MiB).
     public static let defaultMaxBytes: Int64 = 20 * 1024 * 1024
-    /// Temporary copies older than this are left-overs of a crashed process and are collected.
-    public static let temporaryFileGrace: TimeInterval = 3600
-    static let temporaryPrefix = ".tmp-"
+    /// Who copies images through this value (a lease owner, `<pid>:<start time>`; this process unless a test says
+    /// otherwise), named in its temporary copies: garbage collection removes those of a process killed mid-copy at
+    /// once, and leaves those of a live one alone however long its copy takes.
+    let writer: String
 
-    /// Creates the library for `directory`.
-    public init(directory: URL) {
+    /// Creates the library for `directory`, copying images as `writer`.
+    public init(directory: URL, writer: String = LeaseOwner.current) {
         self.directory = directory
+        self.writer = writer
         directoryPath = directory.path
     }
 
@@ -50,7 +52,7 @@ public struct MediaLibrary: Sendable {
             throw StoreError(.imageTooLarge(path: sourcePath, bytes: Int64(info.st_size), limit: maxBytes))
         }
 
-        let temporaryPath = path(of: Self.temporaryPrefix + UUID().uuidString.lowercased())
+        let temporaryPath = path(of: TemporaryFiles.name(writer: writer))
         let target = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard target >= 0 else {
             throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
@@ -134,12 +136,13 @@ public struct MediaLibrary: Sendable {
         return try body()
     }
 
-    /// Deletes copies no recipe refers to, and temporary copies older than the grace period; returns their names.
+    /// Deletes copies no recipe refers to, and temporary copies whose writer is gone (or, writer unknown, older than
+    /// `TemporaryFiles.grace`); returns their names.
     ///
     /// The caller holds the media lock; `referenced` gives the names the database refers to, and is asked only when
     /// the folder holds a copy at all (an idle `recipes sync --background` then costs one directory listing).
     func collectGarbage(
-        referenced: () throws(StoreError) -> Set<String>, now: Date
+        referenced: () throws(StoreError) -> Set<String>, now: Date, isWriterAlive: (String) -> Bool
     ) throws(StoreError) -> [String] {
         let names: [String]
         do {
@@ -152,12 +155,7 @@ public struct MediaLibrary: Sendable {
         let referenced = try referenced()
         var removed: [String] = []
         for name in candidates.sorted() where !referenced.contains(name) {
-            if name.hasPrefix(Self.temporaryPrefix) {
-                var info = stat()
-                guard stat(path(of: name), &info) == 0 else { continue }
-                let age = now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec)
-                if age < Self.temporaryFileGrace { continue }
-            }
+            if TemporaryFiles.isLive(name, path: path(of: name), now: now, isWriterAlive: isWriterAlive) { continue }
             if unlink(path(of: name)) == 0 { removed.append(name) }
         }
         return removed

@@ -12,11 +12,6 @@ public struct Outbox: Sendable {
     /// The outbox folder.
     public let directory: URL
 
-    /// How long garbage collection leaves alone a temporary file whose writer it cannot tell to be gone (another
-    /// process may be writing it).
-    public static let temporaryFileGrace: TimeInterval = 3600
-    static let temporaryPrefix = ".tmp-"
-
     /// Who writes through this value (a lease owner, `<pid>:<start time>`), named in its temporary files so that
     /// garbage collection removes those of a writer that died (`kill -9` mid-write) at once, not an hour later.
     let writer: String?
@@ -78,7 +73,7 @@ public struct Outbox: Sendable {
                 unlink(recycled)  // no half-written file left under any name; then the general path below
             }
         }
-        let temporary = path(of: Self.temporaryName(writer: writer))
+        let temporary = path(of: TemporaryFiles.name(writer: writer))
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError(.fileSystem(path: temporary, detail: String(cString: strerror(errno)))) }
         var ok = false
@@ -102,26 +97,5 @@ public struct Outbox: Sendable {
     /// The names of the files in the outbox (none when the folder is missing).
     public func fileNames() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
-    }
-
-    /// A fresh temporary file name: `.tmp-<writer>@<random>`, or `.tmp-<random>` when the writer is not known.
-    static func temporaryName(writer: String?) -> String {
-        temporaryPrefix + (writer.map { "\($0)@" } ?? "") + UUID().uuidString.lowercased()
-    }
-
-    /// The writer a temporary file name carries, if any.
-    static func writer(ofTemporary name: String) -> String? {
-        guard name.hasPrefix(temporaryPrefix), let at = name.firstIndex(of: "@") else { return nil }
-        return String(name[name.index(name.startIndex, offsetBy: temporaryPrefix.count)..<at])
-    }
-
-    /// Whether `name` is a temporary file whose writer may still be at work: its named writer is alive, or (writer
-    /// unknown) it is younger than `temporaryFileGrace`.
-    func isLiveTemporary(_ name: String, now: Date, isOwnerAlive: (String) -> Bool) -> Bool {
-        guard name.hasPrefix(Self.temporaryPrefix) else { return false }
-        if let writer = Self.writer(ofTemporary: name) { return isOwnerAlive(writer) }
-        var info = stat()
-        guard stat(path(of: name), &info) == 0 else { return false }
-        return now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec) < Self.temporaryFileGrace
     }
 }

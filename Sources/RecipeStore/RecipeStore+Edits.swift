@@ -81,11 +81,14 @@ extension RecipeStore {
         }
     }
 
-    /// Removes local files that no recipe refers to any more (see `MediaLibrary.collectGarbage`).
+    /// Removes local files that no recipe refers to any more, and temporary copies of writers `isOwnerAlive` says
+    /// are gone (see `MediaLibrary.collectGarbage`).
     @discardableResult
-    public func collectGarbage() throws(StoreError) -> [String] {
+    public func collectGarbage(isOwnerAlive: (String) -> Bool = LeaseOwner.isAlive) throws(StoreError) -> [String] {
         try media.withExclusiveAccess { () throws(StoreError) in
-            try media.collectGarbage(referenced: { () throws(StoreError) in try referencedMediaFiles() }, now: now())
+            try media.collectGarbage(
+                referenced: { () throws(StoreError) in try referencedMediaFiles() }, now: now(),
+                isWriterAlive: isOwnerAlive)
         }
     }
 

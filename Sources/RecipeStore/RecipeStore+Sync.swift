@@ -549,7 +549,7 @@ extension RecipeStore {
     }
 
     /// Deletes outbox files no unsynced work refers to (see `referencedOutboxFiles`), and temporary files whose
-    /// writer is gone (or, writer unknown, older than `Outbox.temporaryFileGrace`); returns their names.
+    /// writer is gone (or, writer unknown, older than `TemporaryFiles.grace`); returns their names.
     @discardableResult
     public func collectOutboxGarbage(now: Date, isOwnerAlive: @escaping (String) -> Bool) throws(StoreError) -> [String] {
         let outbox = Outbox(directory: home.outboxURL)
@@ -560,7 +560,7 @@ extension RecipeStore {
         for name in names {
             if referenced.contains(name) { continue }
             if let prefix = Outbox.uuidPrefix(of: name), referenced.contains(prefix) { continue }
-            if outbox.isLiveTemporary(name, now: now, isOwnerAlive: isOwnerAlive) { continue }
+            if TemporaryFiles.isLive(name, path: outbox.path(of: name), now: now, isWriterAlive: isOwnerAlive) { continue }
             outbox.remove(name)
             removed.append(name)
         }

@@ -534,7 +534,7 @@ public final class SyncRun: Sendable {
 
     /// Collects media copies and outbox files no unsynced work refers to (a directory listing each when empty).
     func collectGarbage(now: Date) throws {
-        try store.collectGarbage()
+        try store.collectGarbage(isOwnerAlive: settings.isOwnerAlive)
         try store.collectOutboxGarbage(now: now, isOwnerAlive: settings.isOwnerAlive)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import OperationEngine
+import RecipeStore
 import Transport
 
 /// What one `recipes sync` asks for.

@@ -86,9 +86,25 @@ struct MediaTests {
         _ = FileManager.default.createFile(atPath: media + "/orphan.png", contents: Data(pngBytes(seed: 9)))
         _ = FileManager.default.createFile(atPath: media + "/.tmp-fresh", contents: Data([1]))
         #expect(try store.collectGarbage() == ["orphan.png"])
-        clock += MediaLibrary.temporaryFileGrace + 60
+        clock += TemporaryFiles.grace + 60
         let later = try RecipeStore(home: dir.home, now: { [clock] in clock })
         #expect(try later.collectGarbage() == [".tmp-fresh"])
         #expect(FileManager.default.fileExists(atPath: store.media.path(of: kept)))
+    }
+
+    @Test("a copy being staged names this process: collection keeps it while the process lives, and takes a dead writer's at once")
+    func temporaryCopiesNameTheirWriter() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let staged = try store.media.stage(from: dir.file("a.png", pngBytes()))
+        let stagedName = URL(fileURLWithPath: staged.temporaryPath).lastPathComponent
+        #expect(stagedName.hasPrefix(".tmp-\(LeaseOwner.current)@"))
+        // A process killed while copying (pid 2147483646 does not exist) left its temporary copy.
+        let dead = ".tmp-2147483646:1@0f1e"
+        #expect(FileManager.default.createFile(atPath: store.media.path(of: dead), contents: Data([1])))
+        #expect(try store.collectGarbage() == [dead])
+        #expect(FileManager.default.fileExists(atPath: staged.temporaryPath), "this process is still copying it")
+        // Seen from a process that takes this one for dead, the same copy goes.
+        #expect(try store.collectGarbage(isOwnerAlive: { $0 != LeaseOwner.current }) == [stagedName])
     }
 }

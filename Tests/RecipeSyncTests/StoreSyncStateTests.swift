@@ -424,7 +424,7 @@ struct StoreSyncStateTests {
         #expect(removed == [dead])
         #expect(Set(outbox.fileNames()) == [live, unnamed])
         // Once the grace has passed, an unnamed one goes too; the live writer's stays while it runs.
-        let later = Date().addingTimeInterval(Outbox.temporaryFileGrace + 60)
+        let later = Date().addingTimeInterval(TemporaryFiles.grace + 60)
         #expect(try f.store.collectOutboxGarbage(now: later, isOwnerAlive: { $0 != Self.other }) == [unnamed])
         #expect(outbox.fileNames() == [live])
     }

@@ -4,8 +4,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Who holds a recipe's upload lease: `<pid>:<process start time>`, so that a recycled process id never passes
-/// for the process that took the lease.
+/// A process's identity, `<pid>:<process start time>`: who holds a recipe's upload lease and who writes a temporary
+/// file, so that a recycled process id never passes for the process that took the lease or began the file.
 ///
 /// The start time is field 22 of `/proc/<pid>/stat` (clock ticks since boot); it is fixed for a process's life.
 public enum LeaseOwner {
