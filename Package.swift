@@ -220,13 +220,13 @@ let package = Package(
         // @@BENCHMARKS@@ (each benchmark executable is added here, path: "Benchmarks/<Name>")
         .executableTarget(
             name: "EngineBenchmark",
-            dependencies: ["OperationEngine"],
+            dependencies: ["OperationEngine", "Locking"],
             path: "Benchmarks/EngineBenchmark",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "TransportBenchmark",
-            dependencies: ["Transport"],
+            dependencies: ["Transport", "Locking"],
             path: "Benchmarks/TransportBenchmark",
             swiftSettings: strictSettings
         ),

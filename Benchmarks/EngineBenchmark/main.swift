@@ -5,16 +5,17 @@
 // Prints one line: mode operations seconds ops_per_second peak_rss_kib overlaps cpu_seconds
 // Run each mode in its own process so that the peak memory (VmHWM) belongs to that mode alone.
 import Foundation
+import Locking
 import OperationEngine
 import Synchronization
 
 /// Counts, per key, the operations inside their work at once; any count above one is an overlap.
 final class Occupancy: Sendable {
-    private let inside: Mutex<[Int]>
+    private let inside: Locked<[Int]>
     private let overlapCount = Atomic<Int>(0)
     private let doneCount = Atomic<Int>(0)
 
-    init(keys: Int) { inside = Mutex([Int](repeating: 0, count: keys)) }
+    init(keys: Int) { inside = Locked([Int](repeating: 0, count: keys)) }
 
     func work(key: Int) {
         let overlapped = inside.withLock { inside -> Bool in

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +8,7 @@ import Glibc
 final class SilentListener: Sendable {
     /// The port it listens on (127.0.0.1).
     let port: Int
-    private let accepted = Mutex<[Int32]>([])
+    private let accepted = Locked<[Int32]>([])
 
     /// Binds an ephemeral loopback port and accepts on a background thread.
     init() throws {

@@ -6,8 +6,8 @@ import Musl
 import Darwin
 #endif
 
-/// A value guarded by a `pthread_mutex_t`: the lock of the operation engine and the transport, with the shape of
-/// `Synchronization.Mutex`.
+/// A value guarded by a `pthread_mutex_t`: the lock every target of the package uses for shared mutable state. It is
+/// used like `Synchronization.Mutex` (`withLock`), without `Mutex`'s non-copyable values and `sending` checks.
 ///
 /// Why not `Mutex`: on Linux its contended path waits on a futex inside the uninstrumented Swift runtime, so
 /// ThreadSanitizer cannot see that lock's ordering and reports every contended critical section as a race, which
@@ -16,7 +16,9 @@ import Darwin
 /// the same lock.
 package struct Locked<Value>: @unchecked Sendable {
     // @unchecked Sendable: the value is only read or written between `pthread_mutex_lock` and
-    // `pthread_mutex_unlock` of the mutex stored beside it, which is never exposed.
+    // `pthread_mutex_unlock` of the mutex stored beside it, which is never exposed. `Value` need not be Sendable (the
+    // engine's queue state holds non-Sendable bookkeeping); as `Mutex` enforces with `sending`, a caller keeps such a
+    // value inside `withLock` and takes out only Sendable parts or copies.
     private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         deinit {
             _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
@@ -59,8 +61,9 @@ package struct Locked<Value>: @unchecked Sendable {
 
 #if canImport(Glibc)
 /// An initialised, never locked, adaptive mutex that `Locked` copies: a contended lock spins briefly before sleeping in
-/// the kernel. The engine's critical sections are short, so a waiter usually gets the lock while spinning instead of
-/// paying two context switches.
+/// the kernel. The engine's and the transport's critical sections are short, so a waiter usually gets the lock while
+/// spinning instead of paying two context switches (the outputs that hold theirs across a `write(2)` are rarely
+/// contended).
 private let adaptiveMutexTemplate: pthread_mutex_t = {
     var mutex = pthread_mutex_t()
     var attributes = pthread_mutexattr_t()

@@ -16,12 +16,11 @@ public struct MediaLibrary: Sendable {
 
     /// Images above this size are refused unless configured otherwise (20 MiB).
     public static let defaultMaxBytes: Int64 = 20 * 1024 * 1024
-    /// Who copies images through this value (a lease owner, `<pid>:<start time>`; this process unless a test says
-    /// otherwise), named in its temporary copies: garbage collection removes those of a process killed mid-copy at
-    /// once, and leaves those of a live one alone however long its copy takes.
+    /// Who copies images through this value, named in its temporary copies (see `TemporaryFiles`).
     let writer: String
 
-    /// Creates the library for `directory`, copying images as `writer`.
+    /// Creates the library for `directory`; `writer` (a lease owner, this process unless a caller says otherwise)
+    /// names the process copying images through it.
     public init(directory: URL, writer: String = LeaseOwner.current) {
         self.directory = directory
         self.writer = writer

@@ -12,12 +12,12 @@ public struct Outbox: Sendable {
     /// The outbox folder.
     public let directory: URL
 
-    /// Who writes through this value (a lease owner, `<pid>:<start time>`), named in its temporary files so that
-    /// garbage collection removes those of a writer that died (`kill -9` mid-write) at once, not an hour later.
-    let writer: String?
+    /// Who writes through this value, named in its temporary files (see `TemporaryFiles`).
+    let writer: String
 
-    /// Creates the outbox of `directory`; `writer` names the process writing through it.
-    public init(directory: URL, writer: String? = nil) {
+    /// Creates the outbox of `directory`; `writer` (a lease owner, this process unless a caller says otherwise) names
+    /// the process writing through it.
+    public init(directory: URL, writer: String = LeaseOwner.current) {
         self.directory = directory
         self.writer = writer
         directoryPath = directory.path

@@ -6,16 +6,18 @@ import Glibc
 
 /// The names under which `media/` and `outbox/` files are written before they are renamed into place:
 /// `.tmp-<writer>@<random>`, the writer being the `LeaseOwner` string of the writing process. Garbage collection
-/// then removes the file of a writer killed mid-write (`kill -9`) at once, and never the file of a live writer.
+/// then removes the file of a writer killed mid-write (`kill -9`) at once, and never the file of a live writer,
+/// however long it takes. Names without a writer (`.tmp-<random>`, as older versions wrote) are
+/// collected once they are older than `grace`.
 public enum TemporaryFiles {
     /// How long garbage collection leaves alone a temporary file that names no writer (another process may be
     /// writing it).
     public static let grace: TimeInterval = 3600
     static let prefix = ".tmp-"
 
-    /// A fresh temporary file name: `.tmp-<writer>@<random>`, or `.tmp-<random>` when the writer is not known.
-    static func name(writer: String?) -> String {
-        prefix + (writer.map { "\($0)@" } ?? "") + UUID().uuidString.lowercased()
+    /// A fresh temporary file name: `.tmp-<writer>@<random>`.
+    static func name(writer: String) -> String {
+        prefix + writer + "@" + UUID().uuidString.lowercased()
     }
 
     /// The writer a temporary file name carries, if any.

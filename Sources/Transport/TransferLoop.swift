@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import Synchronization
 
 /// The one thread that drives a client's libcurl multi handle: it starts queued transfers (at most
 /// `maxConcurrent` at once), runs them, hands results back and aborts cancelled ones at once, sleeping in

@@ -1,5 +1,4 @@
 import Locking
-import Synchronization
 import Testing
 @testable import OperationEngine
 

@@ -53,6 +53,31 @@ extension SyncRunTests {
         }
     }
 
+    @Test("a run first collects the temporary files its settings' liveness check calls gone, in media/ and outbox/")
+    func collectsTemporaryFilesOfGoneWriters() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("due")
+            try FileManager.default.createDirectory(at: home.store.home.outboxURL, withIntermediateDirectories: true)
+            // Owner strings `LeaseOwner.isAlive` cannot judge (it calls them alive): only the run's own check decides.
+            let gone = ".tmp-writer-gone:1@0f1e", running = ".tmp-writer-running:2@2d3c"
+            for folder in [home.store.home.mediaURL, home.store.home.outboxURL] {
+                for name in [gone, running] {
+                    #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data([1])))
+                }
+            }
+            var settings = home.settings(server)
+            settings.isOwnerAlive = { $0 != "writer-gone:1" }
+            let summary = try await SyncRun(
+                store: home.store, settings: settings, options: SyncOptions(ids: nil, jobs: 4), emit: EventRecorder().emit
+            ).run()
+            #expect(summary == SyncSummary(done: 1))
+            #expect(try home.recipe(recipe.id).sync.state == .synced)
+            #expect(home.mediaFiles == [running])
+            #expect(home.outboxFiles == [running])
+        }
+    }
+
     @Test("a lease taken over by another process stops this run's upload of it within 2 s, leaving the lease alone")
     func leaseLostStopsUpload() async throws {
         try await withSyncServer(faults: ["PUT /v1/images/*: stall first=1"]) { server in

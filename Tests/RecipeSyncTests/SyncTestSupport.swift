@@ -157,6 +157,8 @@ func withSyncServer(
 
 /// One client home: a temporary folder, its store, and runs against a server.
 final class ClientHome: @unchecked Sendable {
+    // @unchecked Sendable: both stored properties are set once in `init` and never replaced; the store is Sendable
+    // and the temporary folder only deletes itself on `deinit`.
     let folder = TemporaryDirectory()
     let store: RecipeStore
 

@@ -42,6 +42,9 @@ struct ToolResult: CustomStringConvertible {
 /// A child process whose stdout and stderr are pipes drained by reader threads; killed (SIGKILL) when released
 /// while still running, so that no test leaves a process behind.
 final class ChildProcess: @unchecked Sendable {
+    // @unchecked Sendable: `process` (Foundation's `Process`, not Sendable) is configured and started in `init`;
+    // afterwards it is only asked for its state, signalled and waited for, which `Process` does under its own lock;
+    // the collected output is behind `output`.
     let process = Process()
     let started: Double
     private let output = Locked<(out: Data, err: Data)>((Data(), Data()))
