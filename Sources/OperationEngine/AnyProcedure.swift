@@ -190,7 +190,8 @@ public class AnyProcedure: @unchecked Sendable, CustomStringConvertible {
             init(_ value: any Sendable) { self.value = value }
         }
 
-        /// Stores `output` in a box (`nil` as `.none`); a `Void` output is stored as `.void` instead, with no box.
+        /// Stores `output` in a box (`nil` as `.none`). A procedure whose output is `Void` stores `.void` instead,
+        /// with no box (see `producesVoid`).
         init(boxing output: (any Sendable)?) {
             guard let output else {
                 self = .none

@@ -24,8 +24,8 @@ public final class SyncRun: Sendable {
     let tally = Locked(SyncSummary())
     let throttle = Locked(ProgressThrottle())
     let setupFailure = Locked<(any Error)?>(nil)
-    /// Files of chains that succeeded, deleted at the end of the run; the outbox ones are recycled meanwhile by
-    /// later chains' writes (`sendRecipe`).
+    /// Files of chains that succeeded, not deleted yet: media copies go a batch at a time during the run
+    /// (`removeFinishedMedia`), outbox files at its end, recycled meanwhile by later chains' writes (`sendRecipe`).
     let removals = Locked<(outbox: [String], media: [String])>(([], []))
     let outbox: Outbox
 
@@ -515,11 +515,11 @@ public final class SyncRun: Sendable {
     /// unreferenced and collected at the start of the next one.
     func removeFinishedFiles() {
         let finished = removals.withLock { removals in
-            defer { removals = ([], []) }
-            return removals
+            defer { removals.outbox = [] }
+            return removals.outbox
         }
-        for name in finished.outbox { outbox.remove(name) }
-        try? store.removeUnneededMedia(finished.media)
+        for name in finished { outbox.remove(name) }
+        removeFinishedMedia()
     }
 
     /// Deletes the media copies the chains done so far no longer need (checked against the database under the
