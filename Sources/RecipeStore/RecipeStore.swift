@@ -159,7 +159,7 @@ public final class RecipeStore: Sendable {
     ///
     /// The commit is on disk when this returns, unless `waitForDisk` is false: then it is written to the WAL without
     /// a sync (`synchronous = NORMAL` for this one transaction), and reaches the disk with the next synced commit or
-    /// checkpoint. Only for bookkeeping that a power cut may lose without harm (see `finishChain`).
+    /// checkpoint. Only for bookkeeping that a power cut may lose without harm (see `finishChains`).
     func write<T>(waitForDisk: Bool = true, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.writeWithoutTransaction { db in

@@ -41,17 +41,61 @@ struct StoreSyncStateTests {
             let batch = try store.claim(
                 ids: [failed, synced, waitingNotDue, waitingDue], owner: me, now: now, leaseDuration: 60,
                 isOwnerAlive: alive)
-            for claim in batch.claims {
-                let result: ChainResult
+            // Their four ends in one batch, as a run records them.
+            try store.finishChains(batch.claims.map { claim in
                 switch claim.recipe.id {
-                case failed: result = .failed(attempts: 8, error: "gave up", serverVersion: nil)
-                case synced: result = .uploaded(revision: claim.revision)
-                case waitingNotDue: result = .retryLater(at: now.addingTimeInterval(120), attempts: 1, error: "HTTP 503")
-                default: result = .retryLater(at: now.addingTimeInterval(-1), attempts: 2, error: "HTTP 503")
+                case failed: ChainEnding(claim, .failed(attempts: 8, error: "gave up", serverVersion: nil))
+                case synced: ChainEnding(claim, .uploaded(revision: claim.revision))
+                case waitingNotDue:
+                    ChainEnding(claim, .retryLater(at: now.addingTimeInterval(120), attempts: 1, error: "HTTP 503"))
+                default: ChainEnding(claim, .retryLater(at: now.addingTimeInterval(-1), attempts: 2, error: "HTTP 503"))
                 }
-                try store.finishChain(claim, owner: me, result: result, now: now)
-            }
+            }, owner: me)
         }
+    }
+
+    @Test("a claimed batch carries each recipe's own ingredients and steps, in order, and leases every one of them")
+    func claimedBatchCarriesParts() throws {
+        let home = try ClientHome()
+        let store = home.store
+        let soup = try store.create(title: "soup").id
+        let bread = try store.create(title: "bread").id
+        let plain = try store.create(title: "no parts").id
+        let soupChanges: [RecipeChange] = [.addIngredient("2 tomatoes"), .addIngredient("1 onion"), .addStep("Chop."), .addStep("Boil.")]
+        for change in soupChanges {
+            _ = try store.apply(change, to: soup)
+        }
+        for change in [RecipeChange.addStep("Knead."), .addIngredient("500 g flour"), .addStep("Bake.")] {
+            _ = try store.apply(change, to: bread)
+        }
+        let claims = try store.claimDue(
+            owner: Self.me, now: Self.now, leaseDuration: 60, limit: 10, after: 0, isOwnerAlive: Self.alive).claims
+        #expect(claims.map(\.recipe.id) == [soup, bread, plain])
+        #expect(claims.map { $0.recipe.ingredients.map(\.text) } == [["2 tomatoes", "1 onion"], ["500 g flour"], []])
+        #expect(claims.map { $0.recipe.steps.map(\.text) } == [["Chop.", "Boil."], ["Knead.", "Bake."], []])
+        #expect(claims.allSatisfy { claim in
+            claim.recipe.sync.leaseOwner == Self.me && claim.recipe.sync.leaseExpiresAt == Self.now.addingTimeInterval(60)
+        })
+        #expect(try store.leaseReport(owner: Self.me).held == [soup, bread, plain])
+        #expect(try [soup, bread, plain].map { try home.column("sent_revision", of: $0, as: Int64.self) }
+            == claims.map(\.revision))
+    }
+
+    @Test("one batch of ends records each as it would alone and answers in order: an edit made meanwhile stays pending")
+    func batchOfEnds() throws {
+        let f = try Fixture()
+        let claims = try f.store.claim(
+            ids: [f.pending, f.pending2], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims
+        #expect(claims.map(\.recipe.id) == [f.pending, f.pending2])
+        try f.home.otherProcessView().apply(.title("edited while uploading"), to: f.pending)
+        let finished = try f.store.finishChains(
+            claims.map { ChainEnding($0, .uploaded(revision: $0.revision)) }, owner: Self.me)
+        #expect(finished.map(\.editedMeanwhile) == [true, false])
+        let edited = try f.home.recipe(f.pending).sync
+        #expect(edited.state == .pending && edited.syncedRevision == claims[0].revision && edited.leaseOwner == nil)
+        let done = try f.home.recipe(f.pending2).sync
+        #expect(done.state == .synced && done.syncedRevision == claims[1].revision && done.leaseOwner == nil)
+        #expect(try f.store.finishChains([], owner: Self.me).isEmpty)
     }
 
     @Test("claimDue takes pending and due-waiting recipes; never cancelled, failed, synced or not-yet-due ones")
@@ -135,9 +179,10 @@ struct StoreSyncStateTests {
     @Test("claim(ids:) resumes a cancelled and a failed recipe, resetting the failed one's attempts")
     func claimIdsResumes() throws {
         let f = try Fixture()
-        try f.store.finishChain(
-            try #require(f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first),
-            owner: Self.me, result: .retryLater(at: Self.now.addingTimeInterval(-1), attempts: 3, error: "x"), now: Self.now)
+        let first = try #require(f.store.claim(
+            ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
+        try f.store.finishChains(
+            [ChainEnding(first, .retryLater(at: Self.now.addingTimeInterval(-1), attempts: 3, error: "x"))], owner: Self.me)
         #expect(try f.store.requestCancel(id: f.pending, now: Self.now, isOwnerAlive: Self.alive) == .cancelledQueued)
         let batch = try f.store.claim(
             ids: [f.pending, f.failed, f.waitingNotDue], owner: Self.me, now: Self.now, leaseDuration: 60,
@@ -170,8 +215,8 @@ struct StoreSyncStateTests {
         let claim = try #require(
             try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
         #expect(claim.revision == 1)
-        try f.store.finishChain(
-            claim, owner: Self.me, result: .failed(attempts: 1, error: "409", serverVersion: 5), now: Self.now)
+        try f.store.finishChains(
+            [ChainEnding(claim, .failed(attempts: 1, error: "409", serverVersion: 5))], owner: Self.me)
         #expect(try f.home.column("server_version", of: f.pending, as: Int64.self) == 5)
         let background = try f.store.claimDue(
             owner: Self.me, now: Self.now, leaseDuration: 60, limit: 100, after: 0, isOwnerAlive: Self.alive)
@@ -205,7 +250,7 @@ struct StoreSyncStateTests {
             try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
         #expect(claim.revision == 1)
         try f.home.otherProcessView().apply(.title("edited while uploading"), to: f.pending)  // revision 2
-        try f.store.finishChain(claim, owner: Self.me, result: .uploaded(revision: 1), now: Self.now)
+        try f.store.finishChains([ChainEnding(claim, .uploaded(revision: 1))], owner: Self.me)
         let recipe = try f.home.recipe(f.pending)
         #expect(recipe.sync.state == .pending)
         #expect(recipe.sync.revision == 2)
@@ -217,7 +262,7 @@ struct StoreSyncStateTests {
                 .claims.first { $0.recipe.id == f.pending })
         #expect(next.revision == 2)
         #expect(next.recipe.title == "edited while uploading")
-        try f.store.finishChain(next, owner: Self.me, result: .uploaded(revision: 2), now: Self.now)
+        try f.store.finishChains([ChainEnding(next, .uploaded(revision: 2))], owner: Self.me)
         #expect(try f.home.recipe(f.pending).sync.state == .synced)
         #expect(try f.home.recipe(f.pending).sync.syncedRevision == 2)
     }
@@ -239,9 +284,9 @@ struct StoreSyncStateTests {
         }
         for claim in claims {
             let image = try #require(claim.recipe.image)
-            let finished = try home.store.finishChain(
-                claim, owner: Self.me, result: .uploaded(revision: claim.revision),
-                confirmedImage: (image.sha256, "https://example.test/v1/images/\(image.sha256)"), now: Self.now)
+            let confirmed = (sha256: image.sha256, url: "https://example.test/v1/images/\(image.sha256)")
+            let finished = try home.store.finishChains(
+                [ChainEnding(claim, .uploaded(revision: claim.revision), confirmedImage: confirmed)], owner: Self.me)[0]
             let expectedFile = claim.recipe.id == changed.id ? "renamed.png" : try #require(image.localFileName)
             #expect(finished.unneededMedia == [expectedFile])
             #expect(finished.editedMeanwhile == false)
@@ -261,7 +306,7 @@ struct StoreSyncStateTests {
         let claim = try #require(
             try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
         try f.store.apply(.title("newer"), to: f.pending)
-        try f.store.finishChain(claim, owner: Self.me, result: .cancelledByUser, now: Self.now)
+        try f.store.finishChains([ChainEnding(claim, .cancelledByUser)], owner: Self.me)
         #expect(try f.home.recipe(f.pending).sync.state == .pending)
     }
 
@@ -287,16 +332,16 @@ struct StoreSyncStateTests {
         let f = try Fixture()
         let claim = try #require(
             try f.store.claim(ids: [f.pending], owner: Self.other, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
-        #expect(try f.store.cancelRequests(owner: Self.other).isEmpty)
+        #expect(try f.store.leaseReport(owner: Self.other).cancelRequested.isEmpty)
         let result = try f.home.otherProcessView().requestCancel(id: f.pending, now: Self.now, isOwnerAlive: Self.alive)
         #expect(result == .cancelledInFlight(owner: Self.other, processID: 200))
-        #expect(try f.store.cancelRequests(owner: Self.other) == [f.pending])
-        #expect(try f.store.cancelRequests(owner: Self.me).isEmpty)
+        #expect(try f.store.leaseReport(owner: Self.other) == LeaseReport(held: [f.pending], cancelRequested: [f.pending]))
+        #expect(try f.store.leaseReport(owner: Self.me) == LeaseReport())
         #expect(try f.home.recipe(f.pending).sync.state == .cancelled)
         #expect(try f.store.isLeased(id: f.pending, by: Self.other))
         // The uploading process records it and lets go.
-        try f.store.finishChain(claim, owner: Self.other, result: .cancelledByUser, now: Self.now)
-        #expect(try f.store.cancelRequests(owner: Self.other).isEmpty)
+        try f.store.finishChains([ChainEnding(claim, .cancelledByUser)], owner: Self.other)
+        #expect(try f.store.leaseReport(owner: Self.other).cancelRequested.isEmpty)
         #expect(!(try f.store.isLeased(id: f.pending, by: Self.other)))
         #expect(try f.home.recipe(f.pending).sync.state == .cancelled)
     }
@@ -338,7 +383,7 @@ struct StoreSyncStateTests {
         #expect(try f.home.recipe(f.synced).sync.state == .deleting)
     }
 
-    @Test("a claim records that the server may get the revision: deleting the recipe afterwards goes through the server; mayUpload refuses once it is deleted or for another owner")
+    @Test("a claim records that the server may get the revision: deleting the recipe afterwards goes through the server; mayUpload refuses once it is deleted or for another owner, and the lease report shows the deletion")
     func claimRecordsSentRevision() throws {
         let f = try Fixture()
         _ = try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive)
@@ -347,6 +392,8 @@ struct StoreSyncStateTests {
         try f.store.delete(f.pending)
         #expect(try f.home.recipe(f.pending).sync.state == .deleting)  // not removed locally: the server may have it
         #expect(try !f.store.mayUpload(id: f.pending, owner: Self.me))
+        // What the poller reads: still leased to this process, now deleted.
+        #expect(try f.store.leaseReport(owner: Self.me) == LeaseReport(held: [f.pending], deleted: [f.pending]))
     }
 
     @Test("outbox recycling: a finished file becomes the new one (same inode, exact bytes, old name gone); a spare collected meanwhile falls back to a new file")
@@ -437,8 +484,8 @@ extension StoreSyncStateTests {
         let claim = try #require(
             try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
         try f.home.otherProcessView().apply(.title("fixed while uploading"), to: f.pending)  // revision 2
-        try f.store.finishChain(
-            claim, owner: Self.me, result: .failed(attempts: 1, error: "HTTP 422: invalid", serverVersion: nil), now: Self.now)
+        try f.store.finishChains(
+            [ChainEnding(claim, .failed(attempts: 1, error: "HTTP 422: invalid", serverVersion: nil))], owner: Self.me)
         let recipe = try f.home.recipe(f.pending)
         #expect(recipe.sync.revision == 2)
         #expect(recipe.sync.state == .pending)

@@ -88,7 +88,7 @@ struct SyncRunTests {
     func mediaCopiesGoDuringTheRun() async throws {
         try await withSyncServer { server in
             let home = try ClientHome()
-            // More recipes than a run keeps in flight (16), so that it claims them in several batches.
+            // One at a time: the first recipe is done long before the last one starts.
             var recipes: [Recipe] = []
             for index in 0..<40 {
                 recipes.append(try home.makeRecipe("recipe \(index)", image: pngBytes(size: 2048, seed: UInt8(index + 1))))
@@ -115,6 +115,37 @@ struct SyncRunTests {
             #expect(summary == SyncSummary(done: 40))
             #expect(goneBeforeTheEnd.withLock { $0 } == true, "the first recipe's media copy stayed until the run ended")
             #expect(home.mediaFiles.isEmpty && home.outboxFiles.isEmpty)
+        }
+    }
+
+    @Test("a chain's end is in the database while the run goes on (within a poll interval), not only once it ends")
+    func endsRecordedDuringTheRun() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            // One at a time (two steps at once): the first recipe is done long before the tenth starts.
+            var recipes: [Recipe] = []
+            for index in 0..<10 {
+                recipes.append(try home.makeRecipe("recipe \(index)", image: pngBytes(size: 2048, seed: UInt8(index + 1))))
+            }
+            let first = try #require(recipes.first)
+            let last = try #require(recipes.last)
+            // When the last recipe's image step starts (holding up the transport thread, so the run cannot end
+            // meanwhile), the first recipe must be recorded synced, with its lease released, within a few seconds.
+            let recordedBeforeTheEnd = Locked<Bool?>(nil)
+            let run = SyncRun(store: home.store, settings: home.settings(server), options: SyncOptions(jobs: 1)) { event in
+                guard event.kind == .start, event.step == .image, event.id == last.id else { return }
+                let deadline = ContinuousClock.now + .seconds(5)
+                var recorded = false
+                while !recorded && ContinuousClock.now < deadline {
+                    let sync = try? home.recipe(first.id).sync
+                    recorded = sync?.state == .synced && sync?.leaseOwner == nil
+                    if !recorded { usleep(5_000) }
+                }
+                recordedBeforeTheEnd.withLock { $0 = recorded }
+            }
+            let summary = try await run.run()
+            #expect(summary == SyncSummary(done: 10))
+            #expect(recordedBeforeTheEnd.withLock { $0 } == true, "the first recipe's end was recorded only when the run ended")
         }
     }
 
@@ -547,6 +578,32 @@ struct SyncRunTests {
             #expect(try home.recipe(recipe.id).sync.state == .pending)
             #expect(summary.waiting == 1)
             #expect(summary.exitStatus == 75)
+        }
+    }
+
+    @Test("a recipe deleted while its image uploads sends no JSON (the poller saw the deletion); the next run deletes it")
+    func deletedDuringUpload() async throws {
+        try await withSyncServer(faults: ["PUT /v1/images/*: latency=500ms first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("deleted meanwhile", image: pngBytes(size: 2048, seed: 21))
+            let recorder = EventRecorder()
+            let run = home.makeRun(server, recorder: recorder)
+            let task = Task { try await run.run() }
+            let started = await recorder.wait { $0.kind == .start && $0.step == .image }
+            try #require(started != nil, "the image step never started")
+            // Deleted by another process while the image is still being answered (500 ms, within the claim's freshness,
+            // so the JSON step decides from the polls, not from the database).
+            try home.otherProcessView().delete(recipe.id)
+            let summary = try await task.value
+            #expect(summary.exitStatus == 75)
+            #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
+            #expect(server.requests().filter(\.isRecipePut).isEmpty, "the JSON of a deleted recipe went out")
+            #expect(try home.recipe(recipe.id).sync.state == .deleting)
+
+            let next = try await home.sync(server)
+            #expect(next.exitStatus == 0)
+            #expect(server.requests().contains { $0.method == "DELETE" })
+            #expect(throws: StoreError.self) { try home.recipe(recipe.id) }
         }
     }
 
