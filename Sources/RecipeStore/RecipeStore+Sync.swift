@@ -300,13 +300,12 @@ extension RecipeStore {
 
     // MARK: While uploading
 
-    /// Extends every lease `owner` holds to `until`; returns the ids it still holds (a lease taken over by another
-    /// process is missing, and its upload must stop).
-    public func renewLeases(owner: String, until: Date) throws(StoreError) -> Set<Int64> {
+    /// Extends every lease `owner` holds to `until` (a lease taken over by another process is not among them: the
+    /// poller's `leaseReport` finds it missing and stops its upload).
+    public func renewLeases(owner: String, until: Date) throws(StoreError) {
         try write { db in
             try Self.exec(db, sql: "UPDATE recipes SET lease_expires_at = ? WHERE lease_owner = ?",
                 arguments: [until.timeIntervalSince1970, owner])
-            return try Int64.fetchSet(db, sql: "SELECT id FROM recipes WHERE lease_owner = ?", arguments: [owner])
         }
     }
 

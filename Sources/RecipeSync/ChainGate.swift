@@ -15,6 +15,9 @@ final class ChainGate: Sendable {
     /// The chains running now.
     var running: Int { state.withLock { $0.running } }
 
+    /// Whether the feeder is waiting.
+    var hasWaiter: Bool { state.withLock { $0.waiter != nil } }
+
     /// Counts `count` chains started.
     func started(_ count: Int) {
         state.withLock { $0.running += count }
@@ -31,11 +34,12 @@ final class ChainGate: Sendable {
         waiter?.resume()
     }
 
-    /// Returns once no more than `level` chains are running (at once when that is already so).
+    /// Returns once no more than `level` chains are running (at once when that is already so). One waiter at a time.
     func wait(untilAtMost level: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 guard state.running > level else { return true }
+                precondition(state.waiter == nil, "ChainGate has one waiter, the feeder")
                 state.level = level
                 state.waiter = continuation
                 return false

@@ -84,9 +84,12 @@ public final class SyncRun: Sendable {
             host: ReachabilityProbe.hostAndPort(of: api.baseURL))
 
         let poller = Task { await self.poll() }
+        let recorder = Task { await self.recordPeriodically() }
         await feed(context)
         poller.cancel()
+        recorder.cancel()
         _ = await poller.value
+        _ = await recorder.value
         recordEnds()
         try? store.releaseLeases(owner: settings.owner)
         removeFinishedFiles()
@@ -109,9 +112,9 @@ public final class SyncRun: Sendable {
     /// Claims due recipes in batches and runs their chains, keeping at most a window of them in flight so that the
     /// memory of a run stays flat however many recipes are due.
     ///
-    /// The next batch is claimed once half the window has ended. Each claim is a commit synced to disk that holds
-    /// the database's write lock meanwhile: a window of 64 rather than 16 claims 32 recipes at a time, a quarter of
-    /// the commits of a long run.
+    /// The first claim fills the window; the next ones come once half of it has ended. Each claim is a commit synced
+    /// to disk that holds the database's write lock meanwhile: a window of 64 rather than 16 claims at least 32
+    /// recipes at a time, a quarter of the commits of a long run.
     func feed(_ context: RunContext) async {
         let window = max(options.jobs * 16, 64)
         let gate = ChainGate()
@@ -297,7 +300,7 @@ public final class SyncRun: Sendable {
     }
 
     /// The JSON step: writes the outbox file of exactly this revision, checks that the lease is still this process's
-    /// and the recipe not deleted, then `PUT`s it. Only an answer carrying this revision's version counts as
+    /// and the recipe not deleted (`mayUpload`: as the poller last saw it, or the database), then `PUT`s it. Only an answer carrying this revision's version counts as
     /// acknowledged.
     func sendRecipe(
         _ claim: SyncClaim, imageURL: String?, _ context: RunContext
@@ -354,7 +357,7 @@ public final class SyncRun: Sendable {
 
     // MARK: Outcomes
 
-    /// Decides how a chain ended and queues it for `recordEnds`, which records it in the database, removes the local
+    /// Decides how a chain ended and queues it for `recordEnds`, which records it in the database, lets go of the local
     /// files it no longer needs, reports it, and counts it in the summary.
     func conclude(
         _ claim: SyncClaim, _ outcome: ProcedureOutcome, step: SyncEvent.Step?, attempts: Int,
@@ -416,52 +419,70 @@ public final class SyncRun: Sendable {
             tally.withLock { $0.waiting += 1 }
         }
         throttle.withLock { $0.forget(claim.recipe.id) }
-        if outcome.isSuccess {
+        if outcome.isSuccess && !claim.isDeletion {
             // The server has it: the outbox file is free for the next chain's JSON at once (if this process dies
             // before the end is recorded, the next run writes the file again), while the media copy waits for the
             // record (`removeUnneededMedia` keeps a copy the database still refers to).
-            let name = Outbox.fileName(uuid: claim.recipe.uuid.uuidString, revision: claim.revision)
-            removals.withLock { $0.outbox.append(name) }
+            removals.withLock { $0.outbox.append(Self.outboxName(claim)) }
         }
-        pendingEnds.withLock { ends in
-            ends.append(PendingEnd(
-                ending: ChainEnding(claim, result, confirmedImage: confirmedImage), succeeded: outcome.isSuccess,
-                event: event))
-        }
+        let end = PendingEnd(ending: ChainEnding(claim, result, confirmedImage: confirmedImage), event: event)
+        pendingEnds.withLock { $0.append(end) }
+        // The usual end waits for the next batch; any other is recorded now, so that a cancelled or failed recipe's
+        // lease is released at once (`recipes cancel` waits for that to say the upload stopped). Rare, so its
+        // commit on the transport thread costs nothing that shows.
+        if !outcome.isSuccess { recordEnds() }
+    }
+
+    /// The outbox file of `claim`'s revision.
+    static func outboxName(_ claim: SyncClaim) -> String {
+        Outbox.fileName(uuid: claim.recipe.uuid.uuidString, revision: claim.revision)
     }
 
     /// A chain's end decided by `conclude`, recorded by the next `recordEnds`.
     struct PendingEnd: Sendable {
         let ending: ChainEnding
-        let succeeded: Bool
         var event: SyncEvent
+
+        /// Whether the server has what the chain sent.
+        var succeeded: Bool {
+            switch ending.result {
+            case .uploaded, .deleted: true
+            case .retryLater, .failed, .cancelledByUser, .interrupted, .offline: false
+            }
+        }
     }
 
-    /// Records the chain ends decided since the last call in one transaction, then lets the media copies of the
-    /// chains that succeeded go, counts them in the summary and reports them. Called by `poll` every poll interval and once at
-    /// the end of the run, so an end is recorded within about a poll interval, and never on the transfer loop's
-    /// thread, which goes on driving the transfers meanwhile: recorded there one transaction per chain, the ends
-    /// were a seventh of that thread's work in a 1,000-recipe sync.
+    /// Records the chain ends decided since the last call in one transaction, then queues the media copies of the
+    /// chains that succeeded for deletion, counts them in the summary and reports them. Called by
+    /// `recordPeriodically` every poll interval, by `conclude` for an end other than the usual one, and once at the
+    /// end of the run; so the usual end is recorded within about a poll interval, off the transfer loop's thread,
+    /// which goes on driving the transfers meanwhile: recorded there one transaction per chain, the ends were a
+    /// seventh of that thread's work in a 1,000-recipe sync.
     func recordEnds() {
         let ends = pendingEnds.withLock { ends in
             defer { ends = [] }
             return ends
         }
         guard !ends.isEmpty else { return }
-        let finished: Result<[FinishedChain], StoreError>
+        let endings = ends.map(\.ending)
+        let finished: [Result<FinishedChain, StoreError>]
         do {
-            finished = .success(try store.finishChains(ends.map(\.ending), owner: settings.owner))
+            finished = try store.finishChains(endings, owner: settings.owner).map { .success($0) }
         } catch {
-            finished = .failure(error)
+            // One transaction for the batch: when it fails, each end alone, so that one that cannot be recorded
+            // fails only itself.
+            finished = endings.map { ending in
+                Result { () throws(StoreError) in try store.finishChains([ending], owner: settings.owner)[0] }
+            }
         }
-        for (index, end) in ends.enumerated() {
+        for (end, finished) in zip(ends, finished) {
             var event = end.event
             let claim = end.ending.claim
             switch finished {
-            case .success(let chains):
+            case .success(let chain):
                 guard end.succeeded else { break }
-                removals.withLock { $0.media += chains[index].unneededMedia }
-                if chains[index].editedMeanwhile {
+                removals.withLock { $0.media += chain.unneededMedia }
+                if chain.editedMeanwhile {
                     // Revision fencing: the server has the claimed revision; the edit made meanwhile is still due.
                     tally.withLock { $0.waiting += 1 }
                     event.error = "revision \(claim.revision) is on the server; an edit made meanwhile is due next"
@@ -469,7 +490,12 @@ public final class SyncRun: Sendable {
                     tally.withLock { $0.done += 1 }
                 }
             case .failure(let error):
-                if end.succeeded { tally.withLock { $0.failed += 1 } }
+                if end.succeeded {
+                    // Still due: its outbox file is the next run's again, not this run's to recycle or delete.
+                    let name = Self.outboxName(claim)
+                    removals.withLock { $0.outbox.removeAll { $0 == name } }
+                    tally.withLock { $0.failed += 1 }
+                }
                 event = makeEvent(
                     .failed, claim, step: event.step,
                     error: "cannot record the result: \(error.localizedDescription)", now: event.time)
@@ -594,9 +620,9 @@ public final class SyncRun: Sendable {
     }
 
     /// Every poll interval: aborts the chains whose cancellation another process requested or whose lease was taken
-    /// over, notes the recipes deleted meanwhile (their JSON must not go out, see `LeaseView`), then records the
-    /// chains ended since the last poll and deletes the media copies they no longer need; every third of the lease:
-    /// renews this process's leases.
+    /// over, and notes the recipes deleted meanwhile (their JSON must not go out, see `LeaseView`); every third of the
+    /// lease: renews this process's leases. Only reads and that renewal: the ends and media copies are
+    /// `recordPeriodically`'s, so that a commit or the media lock waited for never delays a cancellation.
     func poll() async {
         var lastRenewal = ContinuousClock.now
         let renewEvery = Duration.seconds(settings.leaseDuration / 3)
@@ -610,20 +636,25 @@ public final class SyncRun: Sendable {
             if let report = try? store.leaseReport(owner: settings.owner) {
                 for id in report.cancelRequested { registry.stop(id, .user) }
                 for id in watched where !report.held.contains(id) { registry.stop(id, .leaseLost) }
-                leaseView.withLock { $0.update(report, at: polledAt) }
+                leaseView.withLock { $0.update(report, watched: watched, at: polledAt) }
             }
-            // On the pool, a batch at a time, while the transfers go on. Media copies deleted at the end instead
-            // were most of the time between a 1,000-recipe sync's last answer and its exit.
-            recordEnds()
-            removeFinishedMedia()
             if ContinuousClock.now - lastRenewal >= renewEvery {
                 lastRenewal = ContinuousClock.now
                 let until = settings.now().addingTimeInterval(settings.leaseDuration)
-                let watched = registry.ids
-                if let held = try? store.renewLeases(owner: settings.owner, until: until) {
-                    for id in watched where !held.contains(id) { registry.stop(id, .leaseLost) }
-                }
+                try? store.renewLeases(owner: settings.owner, until: until)
             }
+        }
+    }
+
+    /// Every poll interval: records the chains ended since the last time, in one transaction, and deletes the media
+    /// copies they no longer need — on the pool, a batch at a time, while the transfers go on. (Media copies deleted
+    /// at the end instead were most of the time between a 1,000-recipe sync's last answer and its exit.)
+    func recordPeriodically() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: settings.pollInterval)
+            if Task.isCancelled { return }
+            recordEnds()
+            removeFinishedMedia()
         }
     }
 

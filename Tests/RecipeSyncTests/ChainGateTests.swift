@@ -24,8 +24,8 @@ struct ChainGateTests {
             await gate.wait(untilAtMost: 1)
             woke.withLock { $0 += 1 }
         }
-        // The waiter is parked (or about to be): ending two of four leaves three running, above the level.
-        try await Task.sleep(for: .milliseconds(50))
+        while !gate.hasWaiter { try await Task.sleep(for: .milliseconds(1)) }
+        // Ending two of four leaves two running, above the level.
         gate.ended()
         gate.ended()
         try await Task.sleep(for: .milliseconds(50))

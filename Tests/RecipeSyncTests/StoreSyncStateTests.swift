@@ -81,6 +81,17 @@ struct StoreSyncStateTests {
             == claims.map(\.revision))
     }
 
+    @Test("renewLeases extends this owner's leases only")
+    func renewOwnLeases() throws {
+        let f = try Fixture()
+        _ = try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive)
+        _ = try f.store.claim(ids: [f.pending2], owner: Self.other, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive)
+        try f.store.renewLeases(owner: Self.me, until: Self.now.addingTimeInterval(600))
+        #expect(try f.home.recipe(f.pending).sync.leaseExpiresAt == Self.now.addingTimeInterval(600))
+        #expect(try f.home.recipe(f.pending2).sync.leaseExpiresAt == Self.now.addingTimeInterval(60))
+        #expect(try f.store.leaseReport(owner: Self.me).held == [f.pending])
+    }
+
     @Test("one batch of ends records each as it would alone and answers in order: an edit made meanwhile stays pending")
     func batchOfEnds() throws {
         let f = try Fixture()
