@@ -84,36 +84,44 @@ struct SyncRunTests {
         }
     }
 
+    /// Syncs `count` new recipes with small images one at a time (two steps at once, so the first is done long before
+    /// the last starts). When the last one's image step starts — on the transport thread, which this holds up, so the
+    /// run cannot end meanwhile — waits up to 5 s for `holds` of the first recipe. Returns the run's summary and
+    /// whether `holds` was true by then.
+    func syncWatchingFirst(
+        count: Int, _ server: SyncServer, _ home: ClientHome, holds: @escaping @Sendable (Recipe) -> Bool
+    ) async throws -> (SyncSummary, Bool?) {
+        var recipes: [Recipe] = []
+        for index in 0..<count {
+            recipes.append(try home.makeRecipe("recipe \(index)", image: pngBytes(size: 2048, seed: UInt8(index + 1))))
+        }
+        let first = try #require(recipes.first)
+        let last = try #require(recipes.last)
+        let held = Locked<Bool?>(nil)
+        let run = SyncRun(store: home.store, settings: home.settings(server), options: SyncOptions(jobs: 1)) { event in
+            guard event.kind == .start, event.step == .image, event.id == last.id else { return }
+            let deadline = ContinuousClock.now + .seconds(5)
+            var holding = holds(first)
+            while !holding && ContinuousClock.now < deadline {
+                usleep(5_000)
+                holding = holds(first)
+            }
+            held.withLock { $0 = holding }
+        }
+        let summary = try await run.run()
+        return (summary, held.withLock { $0 })
+    }
+
     @Test("the media copies of recipes done go while the run goes on, not only once it ends")
     func mediaCopiesGoDuringTheRun() async throws {
         try await withSyncServer { server in
             let home = try ClientHome()
-            // One at a time: the first recipe is done long before the last one starts.
-            var recipes: [Recipe] = []
-            for index in 0..<40 {
-                recipes.append(try home.makeRecipe("recipe \(index)", image: pngBytes(size: 2048, seed: UInt8(index + 1))))
-            }
-            let firstCopy = try #require(recipes.first?.image?.localFileName)
-            let last = try #require(recipes.last)
             let mediaDirectory = home.store.home.mediaURL.path
-            let recorder = EventRecorder()
-            // When the last recipe's image step starts (on the transport thread, which this holds up: the run
-            // cannot end meanwhile), the first recipe's copy must be gone or go within a few seconds.
-            let goneBeforeTheEnd = Locked<Bool?>(nil)
-            let run = SyncRun(store: home.store, settings: home.settings(server), options: SyncOptions(jobs: 1)) { event in
-                recorder.emit(event)
-                guard event.kind == .start, event.step == .image, event.id == last.id else { return }
-                let deadline = ContinuousClock.now + .seconds(5)
-                var gone = false
-                while !gone && ContinuousClock.now < deadline {
-                    gone = !FileManager.default.fileExists(atPath: mediaDirectory + "/" + firstCopy)
-                    if !gone { usleep(5_000) }
-                }
-                goneBeforeTheEnd.withLock { $0 = gone }
+            let (summary, gone) = try await syncWatchingFirst(count: 40, server, home) { first in
+                !FileManager.default.fileExists(atPath: mediaDirectory + "/" + (first.image?.localFileName ?? ""))
             }
-            let summary = try await run.run()
             #expect(summary == SyncSummary(done: 40))
-            #expect(goneBeforeTheEnd.withLock { $0 } == true, "the first recipe's media copy stayed until the run ended")
+            #expect(gone == true, "the first recipe's media copy stayed until the run ended")
             #expect(home.mediaFiles.isEmpty && home.outboxFiles.isEmpty)
         }
     }
@@ -122,30 +130,12 @@ struct SyncRunTests {
     func endsRecordedDuringTheRun() async throws {
         try await withSyncServer { server in
             let home = try ClientHome()
-            // One at a time (two steps at once): the first recipe is done long before the tenth starts.
-            var recipes: [Recipe] = []
-            for index in 0..<10 {
-                recipes.append(try home.makeRecipe("recipe \(index)", image: pngBytes(size: 2048, seed: UInt8(index + 1))))
+            let (summary, recorded) = try await syncWatchingFirst(count: 10, server, home) { first in
+                let sync = try? home.recipe(first.id).sync
+                return sync?.state == .synced && sync?.leaseOwner == nil
             }
-            let first = try #require(recipes.first)
-            let last = try #require(recipes.last)
-            // When the last recipe's image step starts (holding up the transport thread, so the run cannot end
-            // meanwhile), the first recipe must be recorded synced, with its lease released, within a few seconds.
-            let recordedBeforeTheEnd = Locked<Bool?>(nil)
-            let run = SyncRun(store: home.store, settings: home.settings(server), options: SyncOptions(jobs: 1)) { event in
-                guard event.kind == .start, event.step == .image, event.id == last.id else { return }
-                let deadline = ContinuousClock.now + .seconds(5)
-                var recorded = false
-                while !recorded && ContinuousClock.now < deadline {
-                    let sync = try? home.recipe(first.id).sync
-                    recorded = sync?.state == .synced && sync?.leaseOwner == nil
-                    if !recorded { usleep(5_000) }
-                }
-                recordedBeforeTheEnd.withLock { $0 = recorded }
-            }
-            let summary = try await run.run()
             #expect(summary == SyncSummary(done: 10))
-            #expect(recordedBeforeTheEnd.withLock { $0 } == true, "the first recipe's end was recorded only when the run ended")
+            #expect(recorded == true, "the first recipe's end was recorded only when the run ended")
         }
     }
 
