@@ -15,27 +15,23 @@ struct LeaseView: Sendable, Equatable {
     var polledAt: Date?
     /// The recipes a poll saw deleted while this run held their lease.
     var deleted: Set<Int64> = []
-    /// The recipes whose lease a poll found gone while their chain was running.
-    var lost: Set<Int64> = []
 
     /// How long a claim or a poll vouches for a lease held: far longer than a poll interval (50 ms), far shorter
     /// than a lease (60 s). Past it (the database too busy for the poller, say) the database decides.
     static let freshness: TimeInterval = 1
 
-    /// Records a poll's report read at `now`; `watched` are the chains that were running before the read (each
-    /// registered after its claim committed), so one of them missing from the report lost its lease. A recipe not
-    /// watched may be missing only because its claim had not committed yet when the poll read.
-    mutating func update(_ report: LeaseReport, watched: [Int64], at now: Date) {
+    /// Records a poll's report read at `now`. (A lease it found gone is not kept here: the poll stops that chain,
+    /// whose request then never starts.)
+    mutating func update(_ report: LeaseReport, at now: Date) {
         polledAt = now
         deleted.formUnion(report.deleted)
-        lost.formUnion(watched.filter { !report.held.contains($0) })
     }
 
     /// Whether the JSON of recipe `id`, claimed at `claimedAt`, may go out at `now`: false once a poll saw it
-    /// deleted or its lease lost; true while its claim or the last poll is recent enough; nil when neither is (or the
-    /// clock went back), for the database to decide (`RecipeStore.mayUpload`).
+    /// deleted; true while its claim or the last poll is recent enough; nil when neither is (or the clock went back),
+    /// for the database to decide (`RecipeStore.mayUpload`).
     func mayUpload(_ id: Int64, claimedAt: Date, now: Date) -> Bool? {
-        if deleted.contains(id) || lost.contains(id) { return false }
+        if deleted.contains(id) { return false }
         let age = now.timeIntervalSince(max(claimedAt, polledAt ?? claimedAt))
         return age >= 0 && age < Self.freshness ? true : nil
     }

@@ -636,7 +636,7 @@ public final class SyncRun: Sendable {
             if let report = try? store.leaseReport(owner: settings.owner) {
                 for id in report.cancelRequested { registry.stop(id, .user) }
                 for id in watched where !report.held.contains(id) { registry.stop(id, .leaseLost) }
-                leaseView.withLock { $0.update(report, watched: watched, at: polledAt) }
+                leaseView.withLock { $0.update(report, at: polledAt) }
             }
             if ContinuousClock.now - lastRenewal >= renewEvery {
                 lastRenewal = ContinuousClock.now

@@ -19,34 +19,23 @@ struct LeaseViewTests {
     @Test("a recent poll vouches for an old claim; a stale one does not")
     func pollVouches() {
         var view = LeaseView()
-        view.update(LeaseReport(held: [7]), watched: [7], at: Self.claimed.addingTimeInterval(30))
+        view.update(LeaseReport(held: [7]), at: Self.claimed.addingTimeInterval(30))
         #expect(view.mayUpload(7, claimedAt: Self.claimed, now: Self.claimed.addingTimeInterval(30.2)) == true)
         #expect(view.mayUpload(7, claimedAt: Self.claimed, now: Self.claimed.addingTimeInterval(32)) == nil)
-    }
-
-    @Test("a poll that finds a running chain's lease gone refuses; a chain not yet running when it read does not count")
-    func lostLeaseRefuses() {
-        var view = LeaseView()
-        // 7 is missing because its claim had not committed when the poll read: its chain was not running yet.
-        view.update(LeaseReport(held: [8]), watched: [8], at: Self.claimed.addingTimeInterval(0.01))
-        #expect(view.mayUpload(7, claimedAt: Self.claimed, now: Self.claimed.addingTimeInterval(0.1)) == true)
-        view.update(LeaseReport(held: [8]), watched: [7, 8], at: Self.claimed.addingTimeInterval(0.05))  // taken over
-        #expect(view.mayUpload(7, claimedAt: Self.claimed, now: Self.claimed.addingTimeInterval(0.1)) == false)
-        #expect(view.mayUpload(8, claimedAt: Self.claimed, now: Self.claimed.addingTimeInterval(0.1)) == true)
     }
 
     @Test("a clock gone back vouches for nothing: the database decides")
     func clockBack() {
         var view = LeaseView()
-        view.update(LeaseReport(held: [7]), watched: [7], at: Self.claimed.addingTimeInterval(0.05))
+        view.update(LeaseReport(held: [7]), at: Self.claimed.addingTimeInterval(0.05))
         #expect(view.mayUpload(7, claimedAt: Self.claimed, now: Self.claimed.addingTimeInterval(-5)) == nil)
     }
 
     @Test("a recipe a poll saw deleted never sends its JSON, however fresh the lease; others still may")
     func deletedRefuses() {
         var view = LeaseView()
-        view.update(LeaseReport(held: [7, 8], deleted: [7]), watched: [7, 8], at: Self.claimed)
-        view.update(LeaseReport(held: [7, 8]), watched: [7, 8], at: Self.claimed.addingTimeInterval(0.05))  // a later poll keeps it
+        view.update(LeaseReport(held: [7, 8], deleted: [7]), at: Self.claimed)
+        view.update(LeaseReport(held: [7, 8]), at: Self.claimed.addingTimeInterval(0.05))  // a later poll keeps it
         #expect(view.mayUpload(7, claimedAt: Self.claimed, now: Self.claimed.addingTimeInterval(0.1)) == false)
         #expect(view.mayUpload(8, claimedAt: Self.claimed, now: Self.claimed.addingTimeInterval(0.1)) == true)
     }

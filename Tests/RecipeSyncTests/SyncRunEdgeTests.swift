@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Locking
 import OperationEngine
 import RecipeModels
@@ -233,6 +234,39 @@ extension SyncRunTests {
             let synced = try home.recipe(recipe.id)
             #expect(synced.sync.state == .synced)
             #expect(synced.sync.syncedRevision == recipe.sync.revision + 1)
+        }
+    }
+
+    // MARK: Recording the ends
+
+    @Test("an end the database refuses fails only its own recipe: the rest of its batch is recorded, it says why, exit 1")
+    func unrecordableEnd() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recorded = try home.makeRecipe("recorded")
+            let refused = try home.makeRecipe("refused by the database")
+            // The database refuses to mark the second one synced; polls too slow to record anything during the run,
+            // so both ends go in the final batch, and that batch's transaction fails.
+            let queue = try DatabaseQueue(path: home.store.home.databaseURL.path)
+            try await queue.write { db in
+                try db.execute(sql: """
+                    CREATE TRIGGER refuse BEFORE UPDATE OF state ON recipes
+                    WHEN NEW.state = 'synced' AND NEW.id = \(refused.id) BEGIN SELECT RAISE(ABORT, 'refused'); END
+                    """)
+            }
+            var settings = home.settings(server)
+            settings.pollInterval = .seconds(60)
+            let recorder = EventRecorder()
+            let run = SyncRun(store: home.store, settings: settings, options: SyncOptions(jobs: 4), emit: recorder.emit)
+            let summary = try await run.run()
+            #expect(summary == SyncSummary(done: 1, failed: 1))
+            #expect(summary.exitStatus == 1)
+            #expect(try home.recipe(recorded.id).sync.state == .synced)
+            #expect(try home.recipe(refused.id).sync.state != .synced)
+            let failed = recorder.events(.failed)
+            #expect(failed.map(\.id) == [refused.id])
+            #expect(failed.first?.error?.hasPrefix("cannot record the result") == true, "\(failed)")
+            #expect(recorder.events(.done).map(\.id) == [recorded.id])
         }
     }
 }

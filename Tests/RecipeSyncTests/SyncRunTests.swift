@@ -148,7 +148,7 @@ struct SyncRunTests {
                 uuids.insert(try home.store.create(title: "recipe \(index)").uuid.uuidString.lowercased())
             }
             // Polls at the default interval, as in a real run: a poll that reads while a claim commits must not take
-            // the claimed recipes for lost (their chains were not running when it read). A view that did (a poll
+            // the claimed recipes for lost (their chains were not running when it read). A check that did (a poll
             // newer than the claim time without the lease) cancelled some of them in 4 of 4 runs; its answer then
             // stood for the 50 ms until the next poll, where the tests' 10 ms polls corrected it too soon to show.
             var settings = home.settings(server)
