@@ -2,6 +2,8 @@ import Foundation
 import GRDB
 
 /// The server's SQLite database (GRDB, WAL) at `DIR/server.sqlite3`: stored recipes and the index of stored images.
+///
+/// The statements every upload runs are prepared once per connection (`cachedStatement`), not parsed per request.
 public final class ServerDatabase: Sendable {
     /// A stored recipe as listed by `GET /v1/recipes`.
     public struct RecipeSummary: Codable, Sendable, Equatable {
@@ -70,8 +72,8 @@ public final class ServerDatabase: Sendable {
     /// Records a stored image; returns true when it was not recorded before.
     public func recordImage(sha256: String, contentType: String, bytes: Int64) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO image (sha256, contentType, bytes, storedAt) VALUES (?, ?, ?, ?)",
-                           arguments: [sha256, contentType, bytes, Date().ISO8601Format()])
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO image (sha256, contentType, bytes, storedAt) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [sha256, contentType, bytes, Date().ISO8601Format()])
             return db.changesCount > 0
         }
     }
@@ -79,7 +81,7 @@ public final class ServerDatabase: Sendable {
     /// The stored image's metadata, or nil.
     public func image(sha256: String) async throws -> ImageInfo? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT contentType, bytes FROM image WHERE sha256 = ?", arguments: [sha256])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT contentType, bytes FROM image WHERE sha256 = ?"), arguments: [sha256])
                 .map { ImageInfo(contentType: $0["contentType"], bytes: $0["bytes"]) }
         }
     }
@@ -88,19 +90,19 @@ public final class ServerDatabase: Sendable {
     public func putRecipe(_ recipe: RecipeDocument, document: Data) async throws -> RecipeWrite {
         try await pool.write { db in
             if let sha = recipe.imageSHA256,
-               try Bool.fetchOne(db, sql: "SELECT 1 FROM image WHERE sha256 = ?", arguments: [sha]) == nil {
+               try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM image WHERE sha256 = ?"), arguments: [sha]) == nil {
                 return .unknownImage(sha)
             }
             let key = recipe.identifier.lowercased()
-            let stored = try Int.fetchOne(db, sql: "SELECT version FROM recipe WHERE key = ?", arguments: [key])
+            let stored = try Int.fetchOne(db.cachedStatement(sql: "SELECT version FROM recipe WHERE key = ?"), arguments: [key])
             if let stored, stored > recipe.version { return .stale(storedVersion: stored) }
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO recipe (key, identifier, version, name, dateModified, document, updatedAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET identifier = excluded.identifier, version = excluded.version,
                     name = excluded.name, dateModified = excluded.dateModified, document = excluded.document,
                     updatedAt = excluded.updatedAt
-                """, arguments: [key, recipe.identifier, recipe.version, recipe.name, recipe.dateModified, document, Date().ISO8601Format()])
+                """).execute(arguments: [key, recipe.identifier, recipe.version, recipe.name, recipe.dateModified, document, Date().ISO8601Format()])
             return stored == nil ? .created : .updated
         }
     }

@@ -21,15 +21,15 @@ public struct ServerError: Error, LocalizedError, HTTPResponseError, Sendable, E
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var fields = headers
         fields[.contentType] = "application/json"
-        let body = request.method == .head ? ByteBuffer() : ByteBuffer(data: jsonBody())
+        let body = request.method == .head ? ByteBuffer() : jsonBody()
         return Response(status: status, headers: fields, body: .init(byteBuffer: body))
     }
 
     /// The body bytes: `{"error":…,"message":…}` plus any extra members.
-    func jsonBody() -> Data {
-        var object: [String: Any] = ["error": code, "message": message]
-        for (key, value) in extra { object[key] = value }
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    func jsonBody() -> ByteBuffer {
+        var object: [String: JSONAnswer] = ["error": .string(code), "message": .string(message)]
+        for (key, value) in extra { object[key] = .integer(Int64(value)) }
+        return JSONAnswer.object(object).buffer
     }
 }
 

@@ -22,7 +22,7 @@ struct ServerRoutes: Sendable {
 
     /// Registers every route on the router.
     func register(on router: Router<ServerRequestContext>) {
-        router.get("/v1/health") { _, _ in Self.json(["status": "ok"]) }
+        router.get("/v1/health") { _, _ in Self.json(["status": .string("ok")]) }
         router.head("/v1/images/:sha256") { request, context in try await headImage(request, context) }
         router.get("/v1/images/:sha256") { request, context in try await getImage(request, context) }
         router.put("/v1/images/:sha256") { request, context in try await putImage(request, context) }
@@ -68,7 +68,7 @@ struct ServerRoutes: Sendable {
         }
         guard length <= maxImageBytes else { throw tooLarge() }
 
-        let upload = try await images.beginUpload()
+        let upload = images.beginUpload(expectedBytes: length)
         do {
             for try await chunk in request.body {
                 context.record?.received(chunk.readableBytes)
@@ -95,7 +95,7 @@ struct ServerRoutes: Sendable {
         try await upload.commit(to: images.path(sha256: sha))
         let created = try await database.recordImage(sha256: sha, contentType: contentType, bytes: length)
         let host = request.head.authority ?? "127.0.0.1"
-        return Self.json(["sha256": sha, "url": "http://\(host)/v1/images/\(sha)", "bytes": length],
+        return Self.json(["sha256": .string(sha), "url": .string("http://\(host)/v1/images/\(sha)"), "bytes": .integer(length)],
                          status: created ? .created : .ok)
     }
 
@@ -151,9 +151,9 @@ struct ServerRoutes: Sendable {
         let recipe = try RecipeDocument.validate(data, pathIdentifier: identifier)
         switch try await database.putRecipe(recipe, document: data) {
         case .created:
-            return Self.json(["identifier": recipe.identifier, "version": recipe.version], status: .created)
+            return Self.json(["identifier": .string(recipe.identifier), "version": .integer(Int64(recipe.version))], status: .created)
         case .updated:
-            return Self.json(["identifier": recipe.identifier, "version": recipe.version])
+            return Self.json(["identifier": .string(recipe.identifier), "version": .integer(Int64(recipe.version))])
         case .stale(let stored):
             throw ServerError(status: .conflict, code: "stale-version",
                               message: "The server already has version \(stored) of this recipe, newer than \(recipe.version).",
@@ -178,12 +178,13 @@ struct ServerRoutes: Sendable {
 
     private func listRecipes() async throws -> Response {
         let recipes = try await database.recipes()
-        let items: [[String: Any]] = recipes.map { summary in
-            var item: [String: Any] = ["identifier": summary.identifier, "version": summary.version, "name": summary.name]
-            if let date = summary.dateModified { item["dateModified"] = date }
-            return item
+        let items: [JSONAnswer] = recipes.map { summary in
+            var item: [String: JSONAnswer] = ["identifier": .string(summary.identifier), "version": .integer(Int64(summary.version)),
+                                              "name": .string(summary.name)]
+            if let date = summary.dateModified { item["dateModified"] = .string(date) }
+            return .object(item)
         }
-        return Self.json(["recipes": items])
+        return Self.json(["recipes": .array(items)])
     }
 
     private func deleteRecipe(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
@@ -195,8 +196,7 @@ struct ServerRoutes: Sendable {
     // MARK: JSON
 
     /// A JSON answer (keys sorted, slashes not escaped).
-    static func json(_ object: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: data)))
+    static func json(_ object: [String: JSONAnswer], status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: JSONAnswer.object(object).buffer))
     }
 }

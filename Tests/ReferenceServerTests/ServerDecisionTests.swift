@@ -5,10 +5,18 @@ import Testing
 
 @Suite("Server decisions without I/O")
 struct ServerDecisionTests {
-    @Test("with fsync, an image is flushed, closed, renamed, then its directory is flushed; without, only closed and renamed")
+    @Test("with fsync, an image's last bytes are written, flushed, closed, renamed, then its directory is flushed; without, no flushes")
     func commitSteps() {
-        #expect(ImageUpload.commitSteps(synchronous: true) == [.flushFile, .closeFile, .rename, .flushDirectory])
-        #expect(ImageUpload.commitSteps(synchronous: false) == [.closeFile, .rename])
+        #expect(ImageUpload.commitSteps(synchronous: true) == [.writeBuffered, .flushFile, .closeFile, .rename, .flushDirectory])
+        #expect(ImageUpload.commitSteps(synchronous: false) == [.writeBuffered, .closeFile, .rename])
+    }
+
+    @Test("a body is written out before it ends only once 1 MiB of it is held in memory")
+    func writeBatches() {
+        #expect(ImageUpload.writeBatchBytes == 1 << 20)
+        #expect(!ImageUpload.shouldWrite(buffered: 256 * 1024))
+        #expect(!ImageUpload.shouldWrite(buffered: ImageUpload.writeBatchBytes - 1))
+        #expect(ImageUpload.shouldWrite(buffered: ImageUpload.writeBatchBytes))
     }
 
     @Test("blocking file work runs on the dedicated Dispatch queue, not on the caller's cooperative thread")
