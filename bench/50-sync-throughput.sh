@@ -3,14 +3,14 @@
 # `recipes-server` (fsync per image, its default), side by side with curl sending the same requests with
 # `curl --parallel --parallel-max 4`: one config with HEAD image, PUT image, PUT recipe JSON per recipe in that order,
 # and (because curl does not keep that order, so the recipe PUTs overtake their images and get 422) the same requests
-# as two configs, images first. Fresh server data for every run; client, curl, curl alternate, 5 rounds; medians, and
+# as two configs, images first. Fresh server data for every run; client, curl, curl alternate, 9 rounds; medians, and
 # the throughput ratio as the median of each round's own ratio (a round's three runs are seconds apart, so a slower
 # spell of the machine weighs on both sides of it; the per-round ratios spread over ±8% here).
 # Target: client/curl throughput ≥ 0.9. Prints one markdown section on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT="${COUNT:-1000}"
-RUNS="${RUNS:-5}"
+RUNS="${RUNS:-9}"
 TARGET=0.9
 
 BENCH=bench/50
