@@ -67,4 +67,4 @@ for line in "$A" "$B"; do
         "$(echo "$COUNT / $secs" | bc -l)" "$(echo "$COUNT * 0.25 / $secs" | bc -l)"
 done
 echo
-echo "Measured with \`curl --parallel --parallel-max 4\` uploading $COUNT distinct 256 KiB files to a release \`recipes-server\` on 127.0.0.1 (each body streamed to disk, SHA-256-verified, renamed; SQLite row per image)."
+echo "Measured with \`curl --parallel --parallel-max 4\` uploading $COUNT distinct 256 KiB files to a release \`recipes-server\` on 127.0.0.1 (each body SHA-256-verified as it arrives, written to a temporary file in one piece (bodies up to 1 MiB), renamed; SQLite row per image)."
