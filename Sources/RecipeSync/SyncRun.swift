@@ -25,7 +25,8 @@ public final class SyncRun: Sendable {
     let throttle = Locked(ProgressThrottle())
     let setupFailure = Locked<(any Error)?>(nil)
     /// Files of chains that succeeded, not deleted yet: media copies go a batch at a time during the run
-    /// (`removeFinishedMedia`, from `poll`), outbox files at its end, recycled meanwhile by later chains' writes (`sendRecipe`).
+    /// (`removeFinishedMedia`, from `recordPeriodically`), outbox files at its end, recycled meanwhile by later
+    /// chains' writes (`sendRecipe`).
     let removals = Locked<(outbox: [String], media: [String])>(([], []))
     /// Chain ends not recorded yet (see `recordEnds`).
     let pendingEnds = Locked<[PendingEnd]>([])
@@ -300,8 +301,8 @@ public final class SyncRun: Sendable {
     }
 
     /// The JSON step: writes the outbox file of exactly this revision, checks that the lease is still this process's
-    /// and the recipe not deleted (`mayUpload`: as the poller last saw it, or the database), then `PUT`s it. Only an answer carrying this revision's version counts as
-    /// acknowledged.
+    /// and the recipe not deleted (`mayUpload`: as the poller last saw it, or the database), then `PUT`s it. Only an
+    /// answer carrying this revision's version counts as acknowledged.
     func sendRecipe(
         _ claim: SyncClaim, imageURL: String?, _ context: RunContext
     ) async throws {

@@ -35,11 +35,11 @@ enum JSONAnswer: Sendable, Equatable {
             buffer.writeInteger(UInt8(ascii: "]"))
         case .object(let members):
             buffer.writeInteger(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
-                Self.writeString(key, into: &buffer)
+                Self.writeString(member.key, into: &buffer)
                 buffer.writeInteger(UInt8(ascii: ":"))
-                members[key]!.write(into: &buffer)
+                member.value.write(into: &buffer)
             }
             buffer.writeInteger(UInt8(ascii: "}"))
         }
