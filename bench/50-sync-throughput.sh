@@ -3,14 +3,14 @@
 # `recipes-server` (fsync per image, its default), side by side with curl sending the same requests with
 # `curl --parallel --parallel-max 4`: one config with HEAD image, PUT image, PUT recipe JSON per recipe in that order,
 # and (because curl does not keep that order, so the recipe PUTs overtake their images and get 422) the same requests
-# as two configs, images first. Fresh server data for every run; client, curl, curl alternate, 9 rounds; medians, and
-# the throughput ratio as the median of each round's own ratio (a round's three runs are seconds apart, so a slower
-# spell of the machine weighs on both sides of it; the per-round ratios spread over ±8% here).
-# Target: client/curl throughput ≥ 0.9. Prints one markdown section on stdout.
+# as two configs, images first. Fresh server data for every run; 12 rounds of the three, the order within a round
+# rotating; medians, and the throughput ratio as the median of each round's own ratio (a round's three runs are
+# seconds apart, so a slower spell of the machine weighs on both sides of it; the per-round ratios spread over ±10%
+# here). Target: client/curl throughput ≥ 0.9. Prints one markdown section on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT="${COUNT:-1000}"
-RUNS="${RUNS:-9}"
+RUNS="${RUNS:-12}"
 TARGET=0.9
 
 BENCH=bench/50
@@ -121,10 +121,15 @@ run_curl() { # $1 = one (curl.cfg) or two (images.cfg, then recipes.cfg)
     rm -rf "$WORK/json"
 }
 
-for _ in $(seq "$RUNS"); do
-    run_client
-    run_curl one
-    run_curl two
+# The order within a round rotates, so each sender takes each place equally often: the machine's speed drifts
+# from run to run (every run frees a thousand files, and this machine's journal-less ext4 makes the next file
+# creations skip over them), and a fixed order would hand that drift to the same sender in every round.
+for round in $(seq "$RUNS"); do
+    case $((round % 3)) in
+        1) run_client; run_curl one; run_curl two ;;
+        2) run_curl one; run_curl two; run_client ;;
+        0) run_curl two; run_client; run_curl one ;;
+    esac
 done
 
 python3 - "$COUNT" "$TARGET" "${RESULTS[@]}" <<'PY'
@@ -164,9 +169,14 @@ for key in ("client", "curl-one", "curl-two"):
     rate = f"**{count / secs:,.0f}**" if key == "client" else f"{count / secs:,.0f}"
     print(f"| {names[key]} | {len(rows)} | {secs:.2f} | {rate} | {count * 0.25 / secs:.1f} | {cpu:.2f} | {rss:.1f} MB | {stored} | {ratio} | {met} |")
 print()
+rounds = zip(runs["client"], runs["curl-one"], runs["curl-two"])
+print("Per round, seconds (client / curl one config / curl two configs): "
+      + ", ".join(f"{c[0]:.2f} / {o[0]:.2f} / {t[0]:.2f}" for c, o, t in rounds) + ".")
+print()
 print(f"Compared: {count:,} recipes with distinct 256 KiB PNG images sent to a fresh release `recipes-server` (fsync per "
       f"image, its default) on 127.0.0.1 by `recipes sync` and by `curl --parallel --parallel-max 4 -K config` with the same "
-      f"requests; sender CPU = user + system of the sending process(es), peak RSS from `/usr/bin/time`; runs alternate client, curl, curl; medians of {len(runs['client'])} rounds; "
+      f"requests; sender CPU = user + system of the sending process(es), peak RSS from `/usr/bin/time`; the order within a round "
+      f"rotates; medians of {len(runs['client'])} rounds; "
       f"client/this = the median (and range) of each round's curl time / client time; target: client/curl throughput "
       f"≥ {target}. curl does not order a recipe's requests, so in one config a recipe JSON overtakes its image and gets 422 "
       f"(nothing stored); the two-config curl stores every recipe, as the client does.")
