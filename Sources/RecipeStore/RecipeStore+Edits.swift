@@ -14,7 +14,7 @@ extension RecipeStore {
                     INSERT INTO recipes (uuid, title, revision, state, created_at, updated_at)
                     VALUES (?, ?, 1, 'pending', ?, ?)
                     """,
-                arguments: [uuid.uuidString.lowercased(), title, stamp, stamp])
+                arguments: [uuid.lowercasedString, title, stamp, stamp])
             return db.lastInsertedRowID
         }
         return try recipe(id: id)

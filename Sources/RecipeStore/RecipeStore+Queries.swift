@@ -75,7 +75,7 @@ extension RecipeStore {
         let uuidText: String = row[1]
         return Recipe(
             id: row[0],
-            uuid: UUID(uuidString: uuidText) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+            uuid: UUID(text: uuidText) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
             title: row[2],
             description: row[3],
             recipeYield: row[4],

@@ -17,7 +17,7 @@ public enum TemporaryFiles {
 
     /// A fresh temporary file name: `.tmp-<writer>@<random>`.
     static func name(writer: String) -> String {
-        prefix + writer + "@" + UUID().uuidString.lowercased()
+        prefix + writer + "@" + UUID().lowercasedString
     }
 
     /// The writer a temporary file name carries, if any.

@@ -23,7 +23,7 @@ public enum RecipeDocument {
         out.append(contentsOf: #","description":"#.utf8)
         appendString(recipe.description, to: &out)
         out.append(contentsOf: #","identifier":"#.utf8)
-        appendString(recipe.uuid.uuidString.lowercased(), to: &out)
+        appendString(recipe.uuid.lowercasedString, to: &out)
         if recipe.image != nil, let imageURL {
             out.append(contentsOf: #","image":"#.utf8)
             appendString(imageURL, to: &out)

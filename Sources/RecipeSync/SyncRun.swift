@@ -206,7 +206,7 @@ public final class SyncRun: Sendable {
         body: @escaping @Sendable (ProcedureContext) async throws -> Output
     ) async -> (ProcedureOutcome, Int, Output?) {
         let host = context.host
-        var conditions: [any ProcedureCondition] = [MutualExclusion("recipe:\(claim.recipe.uuid.uuidString.lowercased())")]
+        var conditions: [any ProcedureCondition] = [MutualExclusion("recipe:\(claim.recipe.uuid.lowercasedString)")]
         if let host {
             conditions.append(ReachabilityCondition(host: host.host, port: host.port, probe: context.reachability))
         }
@@ -301,20 +301,19 @@ public final class SyncRun: Sendable {
     }
 
     /// The JSON step: writes the outbox file of exactly this revision, checks that the lease is still this process's
-    /// and the recipe not deleted (`mayUpload`: as the poller last saw it, or the database), then `PUT`s it. Only an
-    /// answer carrying this revision's version counts as acknowledged.
+    /// and the recipe not deleted (`mayUpload`: as the poller last saw it, or the database), then `PUT`s the bytes
+    /// written. Only an answer carrying this revision's version counts as acknowledged.
     func sendRecipe(
         _ claim: SyncClaim, imageURL: String?, _ context: RunContext
     ) async throws {
         let what = "recipe"
         let document = RecipeDocument.encode(claim.recipe, revision: claim.revision, imageURL: imageURL)
-        let path: String
         let sending: Bool
         do {
             // The file of a chain that already succeeded is recycled (see `Outbox.write`).
             let spare = removals.withLock { $0.outbox.popLast() }
-            path = try outbox.write(
-                document, uuid: claim.recipe.uuid.uuidString, revision: claim.revision, recycling: spare)
+            _ = try outbox.write(
+                document, uuid: claim.recipe.uuid.lowercasedString, revision: claim.revision, recycling: spare)
             sending = try mayUpload(claim)
         } catch {
             throw StepFailure(.transient(retryAfter: nil), "cannot prepare the upload: \(error.localizedDescription)")
@@ -322,7 +321,7 @@ public final class SyncRun: Sendable {
         guard sending else {
             throw StepFailure(.leaseLost, "the recipe was deleted or taken over by another process meanwhile")
         }
-        let response = try await send(context.api.putRecipe(uuid: claim.recipe.uuid, path: path), context, what: what)
+        let response = try await send(context.api.putRecipe(uuid: claim.recipe.uuid, document: document), context, what: what)
         switch response.status {
         case 200, 201:
             if let version = ServerAPI.version(inAnswer: response.body), version != claim.revision {
@@ -436,7 +435,7 @@ public final class SyncRun: Sendable {
 
     /// The outbox file of `claim`'s revision.
     static func outboxName(_ claim: SyncClaim) -> String {
-        Outbox.fileName(uuid: claim.recipe.uuid.uuidString, revision: claim.revision)
+        Outbox.fileName(uuid: claim.recipe.uuid.lowercasedString, revision: claim.revision)
     }
 
     /// A chain's end decided by `conclude`, recorded by the next `recordEnds`.

@@ -52,14 +52,15 @@ struct ServerAPITests {
         #expect(api.imageURL(sha256: Self.sha) == "http://h:1/v1/images/\(Self.sha)")
     }
 
-    @Test("PUT and DELETE of a recipe go to /v1/recipes/{lower-case uuid}; the PUT sends the outbox file as JSON")
+    @Test("PUT and DELETE of a recipe go to /v1/recipes/{lower-case uuid}; the PUT sends the outbox document as JSON")
     func recipeRequests() throws {
         let api = try #require(ServerAPI(baseURL: "https://example.org/base/"))
         let uuid = try #require(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E"))
-        let put = api.putRecipe(uuid: uuid, path: "/o/x.json")
+        let document = Data(#"{"@type":"Recipe"}"#.utf8)
+        let put = api.putRecipe(uuid: uuid, document: document)
         #expect(put.method == .put)
         #expect(put.url == "https://example.org/base/v1/recipes/0f8fad5b-d9cb-469f-a165-70867728950e")
-        #expect(put.body == .file(path: "/o/x.json", contentType: "application/json"))
+        #expect(put.body == .data(document, contentType: "application/json"))
         let delete = api.deleteRecipe(uuid: uuid)
         #expect(delete.method == .delete)
         #expect(delete.url == "https://example.org/base/v1/recipes/0f8fad5b-d9cb-469f-a165-70867728950e")

@@ -536,21 +536,21 @@ struct SyncOutputTests {
         #expect(EventTimestamp.string(Date(timeIntervalSince1970: -0.25)) == "1969-12-31T23:59:59.750Z")
     }
 
-    @Test("CFormat prints exactly what Foundation's String(format:) prints: ties, long numbers, integers, padding, long texts")
-    func cFormatMatchesFoundation() {
+    @Test("OneDecimal prints what String(format: \"%.1f\") prints: ties to even, values just under a half, large numbers")
+    func decimal1MatchesPrintf() {
         var generator = SystemRandomNumberGenerator()
-        let fixed: [Double] = [0, 0.05, 0.15, 0.25, 0.35, 0.45, 1023.95, 1023.949_999, 9.95, 2.5e15, 1e300, 123_456.789]
+        let fixed: [Double] = [
+            0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.95, 1023.95, 1023.949_999, 9.95, 2.5, 123_456.789, 4.5e13, 99_999_999_999_999.9,
+            -0.25, -1.35,
+        ]
         let random = (0..<2_000).map { _ in Double.random(in: 0..<5_000, using: &generator) }
-        for value in fixed + random {
-            #expect(CFormat.string("%.1f", value) == String(format: "%.1f", value))
-            #expect(CFormat.string("%.1f s", value) == String(format: "%.1f s", value))
+        let wide = (0..<500).map { _ in Double.random(in: 0..<1e14, using: &generator) }
+        for value in fixed + random + wide {
+            #expect(OneDecimal.string(value) == String(format: "%.1f", value), "\(value)")
         }
-        for number in [Int32(0), 7, 42, 999, -3, 123_456] {
-            #expect(CFormat.string("%04d-%02d.%03dZ", number, number, number)
-                == String(format: "%04d-%02d.%03dZ", number, number, number))
-        }
-        // Longer than the stack buffer: the same text, through the fallback.
-        #expect(CFormat.string("%0200d|%.1f", Int32(5), 1.25) == String(format: "%0200d|%.1f", Int32(5), 1.25))
-        #expect(CFormat.string("%0200d", Int32(5)).count == 200)
+        // Beyond any size, rate or duration shown: Swift's own text, not a 300-digit number.
+        #expect(OneDecimal.string(1e300) == "1e+300")
+        #expect(OneDecimal.string(1e16) == "1e+16")
+        #expect(OneDecimal.string(.infinity) == "inf")
     }
 }

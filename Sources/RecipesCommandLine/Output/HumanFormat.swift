@@ -3,19 +3,26 @@ import Foundation
 import Glibc
 #endif
 
-/// printf-style formatting through the C library's `vsnprintf`: Foundation's `String(format:)` took about 12 µs a
-/// call here, a sixtieth of a 1,000-recipe sync's CPU for one size per recipe.
-enum CFormat {
-    /// `format` filled with `arguments`, as `printf` would print it.
-    static func string(_ format: String, _ arguments: any CVarArg...) -> String {
-        let capacity = 128
-        let short: String? = withVaList(arguments) { list in
-            withUnsafeTemporaryAllocation(of: CChar.self, capacity: capacity) { buffer in
-                let count = vsnprintf(buffer.baseAddress!, capacity, format, list)
-                return count >= 0 && count < capacity ? String(cString: buffer.baseAddress!) : nil
-            }
-        }
-        return short ?? String(format: format, arguments: arguments)   // longer than any text this tool formats
+/// Numbers with one decimal, written without `printf`: `vsnprintf` through `withVaList` (whose arguments are cast to
+/// their C forms at run time) cost more than the rest of a plain sync line, and a 1,000-recipe sync formats a size for
+/// every recipe.
+enum OneDecimal {
+    /// What `String(format: "%.1f", value)` prints — the exact binary value rounded to tenths, exact halves to even —
+    /// for magnitudes below 10^14 (`256.0`, `1.5`, `-0.3`). Larger ones, which no size, rate or duration of this tool
+    /// reaches, are written as Swift prints a `Double` (`1e+300`).
+    static func string(_ value: Double) -> String {
+        if value < 0 { return "-" + string(-value) }
+        guard value.isFinite, value < 1e14 else { return "\(value)" }
+        let scaled = value * 10
+        // `value * 10` exactly is `scaled + error` (a fused multiply-add gives the product's rounding error), so a
+        // value just below a half (0.35 is 0.34999…) rounds down as printf rounds it, not up as `scaled` alone would.
+        let error = (-scaled).addingProduct(value, 10)
+        let whole = scaled.rounded(.down)
+        let fraction = scaled - whole
+        let up = fraction > 0.5
+            || fraction == 0.5 && (error > 0 || error == 0 && whole.truncatingRemainder(dividingBy: 2) == 1)
+        let tenths = UInt64(whole) + (up ? 1 : 0)
+        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 
@@ -45,7 +52,7 @@ enum ByteFormat {
             value /= 1024
             index += 1
         }
-        return CFormat.string("%.1f", value) + " " + units[index]
+        return OneDecimal.string(value) + " " + units[index]
     }
 }
 
@@ -55,7 +62,7 @@ enum DurationFormat {
     static func describe(_ seconds: Double) -> String {
         guard seconds.isFinite else { return seconds > 0 ? "a long time" : "0.0 s" }
         let seconds = max(0, seconds)
-        if seconds < 9.95 { return CFormat.string("%.1f s", seconds) }
+        if seconds < 9.95 { return OneDecimal.string(seconds) + " s" }
         let whole = Int64(seconds.rounded())
         if whole < 60 { return "\(whole) s" }
         if whole < 3600 { return pair(whole / 60, "min", whole % 60, "s") }
@@ -77,9 +84,13 @@ enum EventTimestamp {
         let fraction = milliseconds - Int64(seconds) * 1000
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return CFormat.string(
-            "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int32(parts.tm_year) + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(fraction))
+        func digits(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
+        return digits(Int(parts.tm_year) + 1900, 4) + "-" + digits(Int(parts.tm_mon) + 1, 2) + "-"
+            + digits(Int(parts.tm_mday), 2) + "T" + digits(Int(parts.tm_hour), 2) + ":" + digits(Int(parts.tm_min), 2)
+            + ":" + digits(Int(parts.tm_sec), 2) + "." + digits(Int(fraction), 3) + "Z"
     }
 }
 

@@ -29,7 +29,7 @@ final class JSONSyncOutput: SyncOutput {
     static func line(_ event: SyncEvent) -> String {
         var pairs: [(key: String, value: JSONWriter.Value)] = [
             ("event", .string(event.kind.rawValue)), ("id", .integer(event.id)),
-            ("uuid", .string(event.uuid.uuidString.lowercased())), ("title", .string(event.title)),
+            ("uuid", .string(event.uuid.lowercasedString)), ("title", .string(event.title)),
         ]
         if let step = event.step { pairs.append(("step", .string(step.rawValue))) }
         if let revision = event.revision { pairs.append(("revision", .integer(revision))) }

@@ -68,7 +68,7 @@ public struct RecipeFormatter: Sendable {
             lines.append((name + ":").padding(toLength: 14, withPad: " ", startingAt: 0) + value)
         }
         field("id", String(recipe.id))
-        field("uuid", recipe.uuid.uuidString.lowercased())
+        field("uuid", recipe.uuid.lowercasedString)
         field("title", recipe.title)
         field("description", recipe.description)
         field("yield", recipe.recipeYield)
@@ -135,7 +135,7 @@ public struct RecipeFormatter: Sendable {
         var writer = JSONWriter()
         writer.array(recipes) { writer, recipe in
             writer.object([
-                "id": .integer(recipe.id), "uuid": .string(recipe.uuid.uuidString.lowercased()),
+                "id": .integer(recipe.id), "uuid": .string(recipe.uuid.lowercasedString),
                 "title": .string(recipe.title), "state": .string(recipe.sync.effectiveState(at: now).rawValue),
                 "revision": .integer(recipe.sync.revision),
             ])
@@ -157,7 +157,7 @@ public struct RecipeFormatter: Sendable {
         StatusEntry(recipe, media: media, now: now, timeZone: timeZone).write(to: &sync)
         var writer = JSONWriter()
         writer.object([
-            "id": .integer(recipe.id), "uuid": .string(recipe.uuid.uuidString.lowercased()),
+            "id": .integer(recipe.id), "uuid": .string(recipe.uuid.lowercasedString),
             "title": .string(recipe.title), "description": .string(recipe.description),
             "recipeYield": .string(recipe.recipeYield), "keywords": .string(recipe.keywords),
             "ingredients": .raw(Self.stringArray(recipe.ingredients.map(\.text))),

@@ -19,7 +19,7 @@ struct StatusEntry {
 
     init(_ recipe: Recipe, media: MediaLibrary, now: Date, timeZone: TimeZone) {
         id = recipe.id
-        uuid = recipe.uuid.uuidString.lowercased()
+        uuid = recipe.uuid.lowercasedString
         title = recipe.title
         state = recipe.sync.effectiveState(at: now).rawValue
         revision = recipe.sync.revision
