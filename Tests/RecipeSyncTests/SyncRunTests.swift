@@ -229,6 +229,24 @@ struct SyncRunTests {
         }
     }
 
+    @Test("the JSON the server received is byte for byte the outbox file of that revision (kept: its answer was lost)")
+    func outboxHoldsTheBytesSent() async throws {
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: lost-ack"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("outbox bytes", image: pngBytes(size: 8 * 1024, seed: 9), edits: 2)
+            // No time to retry in this run: the chain ends waiting, its outbox file kept for the next one.
+            let summary = try await home.sync(server, maxWait: .zero)
+            #expect(summary.waiting == 1)
+            let name = Outbox.fileName(uuid: recipe.uuid.lowercasedString, revision: recipe.sync.revision)
+            #expect(home.outboxFiles == [name])
+            let file = try Data(contentsOf: home.store.home.outboxURL.appendingPathComponent(name))
+            let received = try await server.get("/v1/recipes/\(recipe.uuid.lowercasedString)")
+            #expect(received.status == 200)
+            #expect(received.body == file)
+            #expect(try await server.recipe(recipe.uuid)?["version"] as? Int == Int(recipe.sync.revision))
+        }
+    }
+
     @Test("connection resets mid-body on the image and the JSON: retried, done, the image stored once, no partials")
     func resets() async throws {
         try await withSyncServer(faults: ["PUT /v1/images/*: reset after=16KiB first=2", "PUT /v1/recipes/*: reset first=2"]) {
