@@ -537,7 +537,7 @@ struct SyncOutputTests {
     }
 
     @Test("OneDecimal prints what String(format: \"%.1f\") prints: ties to even, values just under a half, large numbers")
-    func decimal1MatchesPrintf() {
+    func oneDecimalMatchesPrintf() {
         var generator = SystemRandomNumberGenerator()
         let fixed: [Double] = [
             0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.95, 1023.95, 1023.949_999, 9.95, 2.5, 123_456.789, 4.5e13, 99_999_999_999_999.9,
