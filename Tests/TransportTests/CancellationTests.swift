@@ -17,8 +17,8 @@ struct CancellationTests {
         let result = await task.result
         let latency = ContinuousClock.now - start
         print("cancel latency (stalled response): \(latency)")
-        #expect(latency < .seconds(2), "promptly: not after a low-speed timeout")
-        #expect(result.failureKind == .cancelled)
+        #expect(latency < TestSupport.lowSpeedTime / 2, "ended by the cancellation, not by the low-speed limit")
+        #expect(result.failureKind == .cancelled, "\(result)")
         #expect(await server.wait { $0.connectionCount == 1 && $0.heads.count == 1 })
     }
 
@@ -41,8 +41,8 @@ struct CancellationTests {
         let result = await task.result
         let latency = ContinuousClock.now - start
         print("cancel latency (stalled upload): \(latency)")
-        #expect(latency < .seconds(2), "promptly: not after a low-speed timeout")
-        #expect(result.failureKind == .cancelled)
+        #expect(latency < TestSupport.lowSpeedTime / 2, "ended by the cancellation, not by the low-speed limit")
+        #expect(result.failureKind == .cancelled, "\(result)")
     }
 
     @Test("A request sent from an already-cancelled task never reaches the server")
@@ -55,7 +55,7 @@ struct CancellationTests {
             return try await client.send(HTTPRequest(method: .get, url: server.baseURL + "/"))
         }
         let result = await task.result
-        #expect(result.failureKind == .cancelled)
+        #expect(result.failureKind == .cancelled, "\(result)")
         #expect(server.connectionCount == 0)
     }
 

@@ -108,13 +108,16 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     /// Stops accepting and closes every connection.
+    ///
+    /// The connections are shut down under the lock their threads close them under: outside it, a connection could
+    /// be closed between the snapshot and the shutdown, and its descriptor number reused by another test's socket
+    /// (a curl connection, another server's listener), which this would then shut down.
     func stop() {
-        let sockets = state.withLock { state in
+        state.withLock { state in
             state.stopped = true
-            return state.openSockets
+            for socket in state.openSockets { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
         }
         Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        for socket in sockets { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
     }
 
     deinit {
@@ -130,10 +133,14 @@ final class LoopbackHTTPServer: Sendable {
             }
             let (number, stopped) = state.withLock { state in
                 state.connections += 1
-                state.openSockets.insert(client)
+                if state.stopped {
+                    Glibc.close(client)
+                } else {
+                    state.openSockets.insert(client)
+                }
                 return (state.connections, state.stopped)
             }
-            if stopped { Glibc.close(client); return }
+            if stopped { return }
             let thread = Thread { [self] in serve(client, connection: number) }
             thread.start()
         }
@@ -142,8 +149,11 @@ final class LoopbackHTTPServer: Sendable {
     private func serve(_ socket: Int32, connection: Int) {
         var reader = SocketReader(socket: socket)
         defer {
-            state.withLock { _ = $0.openSockets.remove(socket) }
-            Glibc.close(socket)
+            // Removed and closed in one step, so `stop` never shuts down a number this connection gave back.
+            state.withLock { state in
+                state.openSockets.remove(socket)
+                Glibc.close(socket)
+            }
         }
         while let head = reader.readHead(connection: connection) {
             state.withLock { state in

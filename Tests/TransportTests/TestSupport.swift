@@ -33,8 +33,11 @@ enum TestSupport {
         return (url.path, digest.value)
     }
 
+    /// The default low-speed limit of `client`: a stalled transfer that nothing cancels fails as a timeout after it.
+    static let lowSpeedTime: Duration = .seconds(30)
+
     /// A client with short timeouts suited to tests.
-    static func client(token: String? = nil, caBundlePath: String? = nil, lowSpeedTime: Duration = .seconds(30),
+    static func client(token: String? = nil, caBundlePath: String? = nil, lowSpeedTime: Duration = Self.lowSpeedTime,
                        maxConcurrentTransfers: Int = 4) throws -> HTTPClient {
         try HTTPClient(configuration: HTTPClientConfiguration(
             userAgent: "recipes/test", bearerToken: token, caBundlePath: caBundlePath, connectTimeout: .seconds(5),
