@@ -29,9 +29,9 @@ public final class RecipeStore: Sendable {
         home: RecipesHome, migrations: [Migration] = Migration.embedded,
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(StoreError) {
-        try home.createDirectories()
         let path = home.databaseURL.path
         let applied = try Self.preflight(path: path, known: migrations.map(\.identifier))
+        try home.createDirectories()  // after the check: a refused home is left as it was, without new folders
         var config = Configuration()
         config.busyMode = .timeout(Self.busyTimeout)
         config.foreignKeysEnabled = true

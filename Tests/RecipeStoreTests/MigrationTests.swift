@@ -105,10 +105,10 @@ struct MigrationTests {
         #expect(message.contains("newer version") && message.contains("untouched"))
     }
 
-    @Test("a file that is not SQLite is refused and left untouched")
+    @Test("a file that is not SQLite is refused and left untouched, and its folder gains no recipes folders")
     func refusesNonSQLite() throws {
         let dir = TemporaryDirectory()
-        try dir.home.createDirectories()
+        try FileManager.default.createDirectory(at: dir.home.url, withIntermediateDirectories: true)
         let path = dir.home.databaseURL.path
         let text = Data("these are my notes, not a database\n".utf8)
         _ = FileManager.default.createFile(atPath: path, contents: text)
@@ -119,6 +119,7 @@ struct MigrationTests {
             return false
         }
         #expect(fileBytes(path) == text)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.home.url.path) == ["recipes.sqlite3"])
     }
 
     @Test("a SQLite database recipes did not create is refused and left untouched")

@@ -84,6 +84,31 @@ struct EndToEndTests {
         #expect(FileManager.default.fileExists(atPath: other + "/config.toml"))
     }
 
+    @Test("cron's `sync --background` (read without ArgumentParser) exits, prints and refuses like the same sync read by it")
+    func backgroundSyncFastPathMatchesParser() throws {
+        let dir = TemporaryDirectory()
+        // `--max-wait 30` is the default: the same sync, but the argument list goes through ArgumentParser.
+        let viaParser = ["--max-wait", "30"]
+        let fresh = dir.url.appendingPathComponent("fresh").path
+        for extra in [[], viaParser] {
+            let run = try runRecipes(["--home", fresh, "sync", "--background"] + extra)
+            #expect(run.status == 0 && run.stdout.isEmpty && run.stderr.isEmpty, "\(extra): \(run)")
+        }
+        #expect(FileManager.default.fileExists(atPath: fresh + "/recipes.sqlite3"))
+
+        let notes = dir.url.appendingPathComponent("notes")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+        let db = notes.appendingPathComponent("recipes.sqlite3")
+        try Data("my shopping list".utf8).write(to: db)
+        let fast = try runRecipes(["sync", "--background"], environment: ["RECIPES_HOME": notes.path])
+        let parsed = try runRecipes(["sync", "--background"] + viaParser, environment: ["RECIPES_HOME": notes.path])
+        #expect(fast.status == 1 && fast.stdout.isEmpty)
+        #expect(fast.stderr.contains("is not a SQLite database") && fast.stderr.split(separator: "\n").count == 1)
+        #expect((fast.status, fast.stdout, fast.stderr) == (parsed.status, parsed.stdout, parsed.stderr))
+        #expect(try Data(contentsOf: db) == Data("my shopping list".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: notes.path) == ["recipes.sqlite3"])
+    }
+
     @Test("usage errors exit 64; unknown ids exit 1 with one line; a foreign file is refused untouched")
     func badInvocations() throws {
         let dir = TemporaryDirectory()
@@ -102,6 +127,7 @@ struct EndToEndTests {
         #expect(refused.stderr.contains("is not a SQLite database"))
         #expect(refused.stderr.split(separator: "\n").count == 1)
         #expect(try Data(contentsOf: db) == Data("my shopping list".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: notes.path) == ["recipes.sqlite3"])
     }
 
     @Test("--version prints the version; recipes and every subcommand answer --help with exit 0")

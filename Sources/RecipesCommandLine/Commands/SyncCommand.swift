@@ -49,15 +49,30 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
+        let status = await Self.run(invocation(environment: context.environment), context: context)
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The sync these options ask for, with stdout's kind judged in `environment`.
+    func invocation(environment: [String: String]) -> SyncInvocation {
+        SyncInvocation(
+            ids: ids.isEmpty ? nil : ids, jobs: jobs, maxWait: maxWait, waitForNetwork: waitForNetwork,
+            mode: SyncOutputMode.select(background: background, json: json, environment: environment))
+    }
+
+    /// Loads the configuration, opens the store and runs `invocation`; a failure becomes one `recipes: …` line on
+    /// stderr. Answers the exit status (what `recipes sync` and its cron fast path exit with).
+    static func run(_ invocation: SyncInvocation, context: CommandContext) async -> Int32 {
         var summary = SyncSummary()
-        try await context.reportingFailures {
-            let configuration = try context.configuration()
-            let store = try context.openStore()
-            let invocation = SyncInvocation(
-                ids: ids.isEmpty ? nil : ids, jobs: jobs, maxWait: maxWait, waitForNetwork: waitForNetwork,
-                mode: SyncOutputMode.select(background: background, json: json, environment: context.environment))
-            summary = try await invocation.run(context: context, store: store, configuration: configuration)
+        do {
+            try await context.reportingFailures {
+                let configuration = try context.configuration()
+                let store = try context.openStore()
+                summary = try await invocation.run(context: context, store: store, configuration: configuration)
+            }
+        } catch {
+            return (error as? ExitCode)?.rawValue ?? ExitCode.failure.rawValue
         }
-        if summary.exitStatus != 0 { throw ExitCode(summary.exitStatus) }
+        return summary.exitStatus
     }
 }

@@ -5,7 +5,7 @@ import RecipeSync
 import Transport
 
 /// One sync as `recipes sync` and the REPL's `sync` run it: configuration, output, Ctrl-C, the run, the summary.
-struct SyncInvocation {
+struct SyncInvocation: Equatable {
     /// Exactly these recipes, or every due one.
     var ids: [Int64]?
     /// `--jobs`, else `sync.jobs` from the configuration.
