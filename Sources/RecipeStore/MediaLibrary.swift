@@ -120,9 +120,12 @@ public struct MediaLibrary: Sendable {
     /// Removes the local copy named `fileName`, if present; the caller holds the media lock.
     public func remove(_ fileName: String) { unlink(path(of: fileName)) }
 
+    /// The file in the media folder whose `flock` orders its changes; never a copy, never collected.
+    static let lockFileName = ".lock"
+
     /// Runs `body` while holding the exclusive lock on the media folder (blocking until other processes release it).
     public func withExclusiveAccess<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        let lockPath = path(of: ".lock")
+        let lockPath = path(of: Self.lockFileName)
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError(.fileSystem(path: lockPath, detail: String(cString: strerror(errno)))) }
         defer { close(fd) }
@@ -149,7 +152,7 @@ public struct MediaLibrary: Sendable {
         } catch {
             throw StoreError(.fileSystem(path: directory.path, detail: RecipesHome.describe(error)))
         }
-        let candidates = names.filter { $0 != ".lock" }
+        let candidates = names.filter { $0 != Self.lockFileName }
         guard !candidates.isEmpty else { return [] }
         let referenced = try referenced()
         var removed: [String] = []

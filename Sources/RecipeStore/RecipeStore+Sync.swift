@@ -127,8 +127,11 @@ extension RecipeStore {
     /// The SQL condition of a recipe that background sync should upload at `?` (now): pending, waiting past its
     /// retry time, or a deletion to send — never cancelled, failed or synced.
     static let dueCondition = """
-        state IN ('pending', 'waiting', 'deleting', 'uploading') AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+        state IN \(unsyncedStates) AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
         """
+
+    /// The states of a recipe with work left for a sync: due now, or later after a backoff.
+    static let unsyncedStates = "('pending', 'waiting', 'deleting', 'uploading')"
 
     /// Whether any recipe is due at `now` (what `recipes sync --background` asks before anything else).
     public func hasDueWork(at now: Date) throws(StoreError) -> Bool {

@@ -58,6 +58,39 @@ public final class RecipeStore: Sendable {
 
     // MARK: Opening
 
+    /// Whether a sync of every due recipe would find nothing at all to do in `home`: no recipe pending, waiting,
+    /// deleting or uploading, no file in `media/` or `outbox/` for it to collect, and no migration missing.
+    ///
+    /// Answered without opening the store, which writes on every open (GRDB makes sure a WAL file exists by creating
+    /// and dropping a table when there is none; closing checkpoints and removes it again): most of cron's runs find
+    /// nothing to do and should cost next to nothing. A file `init` refuses is refused here alike, after the same
+    /// read-only check; a home without its database or folders is not known to be idle (false).
+    public static func hasNothingToSync(home: RecipesHome, migrations: [Migration] = Migration.embedded) throws(StoreError) -> Bool {
+        func holdsNothing(_ folder: URL, besides ignored: String? = nil) -> Bool {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return false }
+            return names.allSatisfy { $0 == ignored }
+        }
+        guard holdsNothing(home.mediaURL, besides: MediaLibrary.lockFileName), holdsNothing(home.outboxURL) else {
+            return false
+        }
+        let path = home.databaseURL.path
+        let known = migrations.map(\.identifier)
+        guard try preflight(path: path, known: known) == known else { return false }  // the store's open migrates
+        // A connection that may write, though it does not: as the last one to close it removes the -wal and -shm
+        // files, which the read-only check created and a read-only connection leaves behind.
+        var config = Configuration()
+        config.busyMode = .timeout(busyTimeout)
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates))") == false
+            }
+        } catch {
+            throw translate(error, path: path)
+        }
+    }
+
     /// Refuses, without writing to it, a file that is not a recipes database this binary can use; returns the
     /// migrations it has applied, in order (none for a new or empty file).
     static func preflight(path: String, known: [String]) throws(StoreError) -> [String] {

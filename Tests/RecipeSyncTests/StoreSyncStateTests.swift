@@ -505,3 +505,83 @@ extension StoreSyncStateTests {
         #expect(try f.store.hasDueWork(at: Self.now))
     }
 }
+
+extension StoreSyncStateTests {
+    @Test("hasNothingToSync: true only with no recipe pending, waiting, deleting or uploading, no migration missing and no file in media/ or outbox/; it writes nothing")
+    func nothingToSync() throws {
+        let home = try ClientHome()
+        let store = home.store
+        let idle = { () throws -> Bool in try RecipeStore.hasNothingToSync(home: store.home) }
+        let other = TemporaryDirectory()
+        #expect(try !RecipeStore.hasNothingToSync(home: other.home), "a home without a database is not known to be idle")
+        #expect(try idle(), "a new store with no recipe")
+
+        func claimed(_ id: Int64) throws -> SyncClaim {
+            try #require(try store.claim(ids: [id], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
+        }
+        let soup = try store.create(title: "soup").id
+        #expect(try !idle(), "pending")
+        let upload = try claimed(soup)
+        #expect(try !idle(), "uploading")
+        try store.finishChains([ChainEnding(upload, .uploaded(revision: upload.revision))], owner: Self.me)
+        #expect(try idle(), "synced")
+
+        let retried = try store.create(title: "retried").id
+        try store.finishChains([ChainEnding(try claimed(retried), .retryLater(
+            at: Self.now.addingTimeInterval(120), attempts: 1, error: "HTTP 503"))], owner: Self.me)
+        #expect(try !idle(), "waiting for a retry: reported by a sync")
+        _ = try store.requestCancel(id: retried, now: Self.now, isOwnerAlive: Self.alive)
+        let failed = try store.create(title: "failed").id
+        try store.finishChains([ChainEnding(try claimed(failed), .failed(
+            attempts: 8, error: "gave up", serverVersion: nil))], owner: Self.me)
+        #expect(try idle(), "cancelled and failed recipes are left for an explicit sync")
+
+        try store.delete(soup)
+        #expect(try !idle(), "a deletion to send")
+        let deletion = try claimed(soup)
+        try store.finishChains([ChainEnding(deletion, .uploaded(revision: deletion.revision))], owner: Self.me)
+        #expect(try idle(), "the deletion sent")
+
+        for folder in [store.home.mediaURL, store.home.outboxURL] {
+            let stray = folder.appendingPathComponent("stray")
+            #expect(FileManager.default.createFile(atPath: stray.path, contents: Data("x".utf8)))
+            #expect(try !idle(), "a file in \(folder.lastPathComponent)/ for a sync to collect")
+            try FileManager.default.removeItem(at: stray)
+        }
+        #expect(try idle())
+        let next = Migration.embedded + [Migration(identifier: "9000_next", sql: "CREATE TABLE next (id INTEGER)")]
+        #expect(try !RecipeStore.hasNothingToSync(home: store.home, migrations: next), "a migration to apply")
+
+        let files = [store.home.databaseURL.path, store.home.databaseURL.path + "-wal"]
+        let before = files.map { FileManager.default.contents(atPath: $0) }
+        #expect(try idle())
+        #expect(files.map { FileManager.default.contents(atPath: $0) } == before)
+    }
+
+    @Test("hasNothingToSync on a closed home leaves its files as they were: no -wal or -shm file behind")
+    func nothingToSyncLeavesNoFiles() throws {
+        let dir = TemporaryDirectory()
+        do { _ = try RecipeStore(home: dir.home).create(title: "soup") }
+        let before = try FileManager.default.contentsOfDirectory(atPath: dir.home.url.path).sorted()
+        #expect(before == ["logs", "media", "outbox", "recipes.sqlite3"])
+        let bytes = FileManager.default.contents(atPath: dir.home.databaseURL.path)
+        #expect(try !RecipeStore.hasNothingToSync(home: dir.home), "the recipe is pending")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.home.url.path).sorted() == before)
+        #expect(FileManager.default.contents(atPath: dir.home.databaseURL.path) == bytes)
+    }
+
+    @Test("hasNothingToSync refuses a file that is not a recipes database, as opening the store does, and leaves it untouched")
+    func nothingToSyncRefusesForeignFile() throws {
+        let dir = TemporaryDirectory()
+        try dir.home.createDirectories()
+        let text = Data("these are my notes, not a database\n".utf8)
+        #expect(FileManager.default.createFile(atPath: dir.home.databaseURL.path, contents: text))
+        #expect {
+            try RecipeStore.hasNothingToSync(home: dir.home)
+        } throws: { error in
+            if case .notADatabase = (error as? StoreError)?.kind { return true }
+            return false
+        }
+        #expect(FileManager.default.contents(atPath: dir.home.databaseURL.path) == text)
+    }
+}

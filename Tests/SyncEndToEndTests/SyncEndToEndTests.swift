@@ -532,6 +532,8 @@ struct SyncEndToEndTests {
 
         let again = try client.run(["sync", "--background"])
         #expect(again.status == 0 && again.stdout.isEmpty && again.stderr.isEmpty, "nothing due again: \(again)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: client.homeURL.path).filter { $0.hasPrefix("recipes.sqlite3") }
+        #expect(left == ["recipes.sqlite3"], "an idle run left files beside the database: \(left)")
         let logAfter = try String(contentsOfFile: logPath, encoding: .utf8)
         #expect(logAfter == log, "a run with nothing to do wrote to sync.log")
     }

@@ -60,15 +60,13 @@ struct SyncCommand: AsyncParsableCommand {
             mode: SyncOutputMode.select(background: background, json: json, environment: environment))
     }
 
-    /// Loads the configuration, opens the store and runs `invocation`; a failure becomes one `recipes: …` line on
-    /// stderr. Answers the exit status (what `recipes sync` and its cron fast path exit with).
+    /// Loads the configuration and runs `invocation` (which opens the store when there is work); a failure becomes
+    /// one `recipes: …` line on stderr. Answers the exit status (what `recipes sync` and its cron fast path exit with).
     static func run(_ invocation: SyncInvocation, context: CommandContext) async -> Int32 {
         var summary = SyncSummary()
         do {
             try await context.reportingFailures {
-                let configuration = try context.configuration()
-                let store = try context.openStore()
-                summary = try await invocation.run(context: context, store: store, configuration: configuration)
+                summary = try await invocation.run(context: context, configuration: context.configuration())
             }
         } catch {
             return (error as? ExitCode)?.rawValue ?? ExitCode.failure.rawValue

@@ -17,18 +17,27 @@ struct SyncInvocation: Equatable {
     /// How the run is shown.
     var mode: SyncOutputMode
 
-    /// Runs the sync on `store` and returns its summary (the exit status is the caller's to use).
-    func run(context: CommandContext, store: RecipeStore, configuration: ClientConfiguration) async throws -> SyncSummary {
-        let output = makeSyncOutput(
-            mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment)
-        var api: ServerAPI?
-        if let url = configuration.serverURL {
-            guard let parsed = ServerAPI(baseURL: url) else { throw ConfigKey.invalidServerURL }
-            api = parsed
+    /// Runs the sync of `context`'s home and returns its summary, opening the store only when there may be
+    /// something to do: without ids, a home `RecipeStore.hasNothingToSync` finds idle ends at once (cron's usual run).
+    func run(context: CommandContext, configuration: ClientConfiguration) async throws -> SyncSummary {
+        let settings = try Self.settings(configuration)  // a bad server.url is reported even when nothing is due
+        if ids == nil, try RecipeStore.hasNothingToSync(home: context.home) {
+            let summary = SyncSummary()  // what `SyncRun` returns when nothing is due or waiting
+            output(context).finish(summary)
+            return summary
         }
-        let settings = SyncSettings(api: api, token: configuration.token, caBundlePath: configuration.caBundle)
+        return try await run(context: context, store: context.openStore(), settings: settings, jobs: configuration.jobs)
+    }
+
+    /// Runs the sync on `store` (the REPL's, open already) and returns its summary.
+    func run(context: CommandContext, store: RecipeStore, configuration: ClientConfiguration) async throws -> SyncSummary {
+        try await run(context: context, store: store, settings: Self.settings(configuration), jobs: configuration.jobs)
+    }
+
+    private func run(context: CommandContext, store: RecipeStore, settings: SyncSettings, jobs configuredJobs: Int) async throws -> SyncSummary {
+        let output = output(context)
         let options = SyncOptions(
-            ids: ids, jobs: jobs ?? configuration.jobs, maxWait: .milliseconds(Int64(maxWait * 1000)),
+            ids: ids, jobs: jobs ?? configuredJobs, maxWait: .milliseconds(Int64(maxWait * 1000)),
             waitForNetwork: .milliseconds(Int64(waitForNetwork * 1000)))
         let run = SyncRun(store: store, settings: settings, options: options) { event in output.emit(event) }
         let summary = try await InterruptSignal.whileRunning(onInterrupt: { run.interrupt() }) {
@@ -36,5 +45,20 @@ struct SyncInvocation: Equatable {
         }
         output.finish(summary)
         return summary
+    }
+
+    /// The server, token and CA bundle of `configuration`; throws when its server URL is not one `ServerAPI` takes.
+    private static func settings(_ configuration: ClientConfiguration) throws -> SyncSettings {
+        var api: ServerAPI?
+        if let url = configuration.serverURL {
+            guard let parsed = ServerAPI(baseURL: url) else { throw ConfigKey.invalidServerURL }
+            api = parsed
+        }
+        return SyncSettings(api: api, token: configuration.token, caBundlePath: configuration.caBundle)
+    }
+
+    private func output(_ context: CommandContext) -> any SyncOutput {
+        makeSyncOutput(
+            mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment)
     }
 }
