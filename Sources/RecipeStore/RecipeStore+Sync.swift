@@ -133,7 +133,7 @@ extension RecipeStore {
     /// The states of a recipe with work left for a sync: due now, or later after a backoff.
     static let unsyncedStates = "('pending', 'waiting', 'deleting', 'uploading')"
 
-    /// Whether any recipe is due at `now` (what `recipes sync --background` asks before anything else).
+    /// Whether any recipe is due at `now` (what a sync asks first, once the store is open).
     public func hasDueWork(at now: Date) throws(StoreError) -> Bool {
         try read { db in
             try Bool.fetchOne(

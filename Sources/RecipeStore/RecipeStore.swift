@@ -32,11 +32,8 @@ public final class RecipeStore: Sendable {
         let path = home.databaseURL.path
         let applied = try Self.preflight(path: path, known: migrations.map(\.identifier))
         try home.createDirectories()  // after the check: a refused home is left as it was, without new folders
-        var config = Configuration()
-        config.busyMode = .timeout(Self.busyTimeout)
-        config.foreignKeysEnabled = true
         do {
-            pool = try DatabasePool(path: path, configuration: config)
+            pool = try DatabasePool(path: path, configuration: Self.connectionConfiguration())
             // Every commit reaches the disk before it returns, so an edit the user saw succeed survives a power
             // cut. Set on the writer after the pool is open: GRDB turns WAL connections to NORMAL while opening
             // them, after `prepareDatabase` has run, and NORMAL may lose the last commits on a power cut.
@@ -59,12 +56,14 @@ public final class RecipeStore: Sendable {
     // MARK: Opening
 
     /// Whether a sync of every due recipe would find nothing at all to do in `home`: no recipe pending, waiting,
-    /// deleting or uploading, no file in `media/` or `outbox/` for it to collect, and no migration missing.
+    /// deleting or uploading, no migration missing, and no file at all in `media/` or `outbox/` (a cancelled or
+    /// failed recipe's kept copy, or anything a sync might collect, leaves the answer to the sync itself: false).
     ///
     /// Answered without opening the store, which writes on every open (GRDB makes sure a WAL file exists by creating
     /// and dropping a table when there is none; closing checkpoints and removes it again): most of cron's runs find
-    /// nothing to do and should cost next to nothing. A file `init` refuses is refused here alike, after the same
-    /// read-only check; a home without its database or folders is not known to be idle (false).
+    /// nothing to do and should cost next to nothing. It changes no recipe and writes nothing of its own. A home
+    /// without its folders or database is not known to be idle (false); a database file `init` refuses is refused
+    /// here alike, by the same read-only check.
     public static func hasNothingToSync(home: RecipesHome, migrations: [Migration] = Migration.embedded) throws(StoreError) -> Bool {
         func holdsNothing(_ folder: URL, besides ignored: String? = nil) -> Bool {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return false }
@@ -75,20 +74,31 @@ public final class RecipeStore: Sendable {
         }
         let path = home.databaseURL.path
         let known = migrations.map(\.identifier)
-        guard try preflight(path: path, known: known) == known else { return false }  // the store's open migrates
-        // A connection that may write, though it does not: as the last one to close it removes the -wal and -shm
-        // files, which the read-only check created and a read-only connection leaves behind.
-        var config = Configuration()
-        config.busyMode = .timeout(busyTimeout)
+        let applied = try preflight(path: path, known: known)
+        guard !applied.isEmpty, applied == known else { return false }  // new, or to migrate: the store's open does it
+        // A connection that may write: as the last one to close it removes the -wal and -shm files, which the
+        // read-only check created and a read-only connection leaves behind (and, like any last connection, it
+        // checkpoints what a process that died left in the WAL).
         do {
-            let queue = try DatabaseQueue(path: path, configuration: config)
+            let queue = try DatabaseQueue(path: path, configuration: connectionConfiguration())
             defer { try? queue.close() }
             return try queue.read { db in
-                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates))") == false
+                // The file replaced since the check (SQLite creates an empty one when it is gone): not idle.
+                guard try db.tableExists("recipes") else { return false }
+                return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates))") == false
             }
         } catch {
             throw translate(error, path: path)
         }
+    }
+
+    /// The settings of every connection: a wait of `busyTimeout` for another process's lock, foreign keys on.
+    static func connectionConfiguration(readonly: Bool = false) -> Configuration {
+        var config = Configuration()
+        config.readonly = readonly
+        config.busyMode = .timeout(busyTimeout)
+        config.foreignKeysEnabled = true
+        return config
     }
 
     /// Refuses, without writing to it, a file that is not a recipes database this binary can use; returns the
@@ -105,11 +115,8 @@ public final class RecipeStore: Sendable {
         if header.isEmpty { return [] }  // an empty file is an empty database
         guard header == Data("SQLite format 3\0".utf8) else { throw StoreError(.notADatabase(path: path)) }
 
-        var config = Configuration()
-        config.readonly = true
-        config.busyMode = .timeout(busyTimeout)
         do {
-            let queue = try DatabaseQueue(path: path, configuration: config)
+            let queue = try DatabaseQueue(path: path, configuration: connectionConfiguration(readonly: true))
             defer { try? queue.close() }
             return try queue.read { db in
                 let tables = try String.fetchAll(

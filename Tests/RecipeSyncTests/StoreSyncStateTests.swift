@@ -507,13 +507,17 @@ extension StoreSyncStateTests {
 }
 
 extension StoreSyncStateTests {
-    @Test("hasNothingToSync: true only with no recipe pending, waiting, deleting or uploading, no migration missing and no file in media/ or outbox/; it writes nothing")
+    @Test("hasNothingToSync: true only with no recipe pending, waiting, deleting or uploading, no migration missing and no file in media/ or outbox/; the database and its WAL keep their bytes")
     func nothingToSync() throws {
         let home = try ClientHome()
         let store = home.store
         let idle = { () throws -> Bool in try RecipeStore.hasNothingToSync(home: store.home) }
         let other = TemporaryDirectory()
-        #expect(try !RecipeStore.hasNothingToSync(home: other.home), "a home without a database is not known to be idle")
+        #expect(try !RecipeStore.hasNothingToSync(home: other.home), "a home without its folders is not known to be idle")
+        try other.home.createDirectories()
+        #expect(try !RecipeStore.hasNothingToSync(home: other.home), "nor one without its database")
+        #expect(try !RecipeStore.hasNothingToSync(home: other.home, migrations: []), "whatever migrations are known")
+        #expect(!FileManager.default.fileExists(atPath: other.home.databaseURL.path), "the check created the database")
         #expect(try idle(), "a new store with no recipe")
 
         func claimed(_ id: Int64) throws -> SyncClaim {

@@ -90,23 +90,30 @@ struct EndToEndTests {
         // `--max-wait 30` is the default: the same sync, but the argument list goes through ArgumentParser.
         let viaParser = ["--max-wait", "30"]
         let fresh = dir.url.appendingPathComponent("fresh").path
-        for extra in [[], viaParser] {
+        for extra in [[], viaParser, []] {  // creates the store; then nothing to do, through either path
             let run = try runRecipes(["--home", fresh, "sync", "--background"] + extra)
             #expect(run.status == 0 && run.stdout.isEmpty && run.stderr.isEmpty, "\(extra): \(run)")
         }
         #expect(FileManager.default.fileExists(atPath: fresh + "/recipes.sqlite3"))
 
-        let notes = dir.url.appendingPathComponent("notes")
-        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
-        let db = notes.appendingPathComponent("recipes.sqlite3")
-        try Data("my shopping list".utf8).write(to: db)
-        let fast = try runRecipes(["sync", "--background"], environment: ["RECIPES_HOME": notes.path])
-        let parsed = try runRecipes(["sync", "--background"] + viaParser, environment: ["RECIPES_HOME": notes.path])
-        #expect(fast.status == 1 && fast.stdout.isEmpty)
-        #expect(fast.stderr.contains("is not a SQLite database") && fast.stderr.split(separator: "\n").count == 1)
-        #expect((fast.status, fast.stdout, fast.stderr) == (parsed.status, parsed.stdout, parsed.stderr))
-        #expect(try Data(contentsOf: db) == Data("my shopping list".utf8))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: notes.path) == ["recipes.sqlite3"])
+        // A foreign file where the database goes, in a bare folder and in one with the home's folders (where the
+        // idle check reads it before any store is opened): refused alike, a bad server.url reported only after.
+        for folders in [[], ["media", "outbox"]] {
+            let notes = dir.url.appendingPathComponent("notes-\(folders.count)")
+            for name in [""] + folders {
+                try FileManager.default.createDirectory(at: notes.appendingPathComponent(name), withIntermediateDirectories: true)
+            }
+            let db = notes.appendingPathComponent("recipes.sqlite3")
+            try Data("my shopping list".utf8).write(to: db)
+            let environment = ["RECIPES_HOME": notes.path, "RECIPES_SERVER_URL": "ftp://wrong"]
+            let fast = try runRecipes(["sync", "--background"], environment: environment)
+            let parsed = try runRecipes(["sync", "--background"] + viaParser, environment: environment)
+            #expect(fast.status == 1 && fast.stdout.isEmpty, "\(folders)")
+            #expect(fast.stderr.contains("is not a SQLite database") && fast.stderr.split(separator: "\n").count == 1, "\(fast)")
+            #expect((fast.status, fast.stdout, fast.stderr) == (parsed.status, parsed.stdout, parsed.stderr))
+            #expect(try Data(contentsOf: db) == Data("my shopping list".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: notes.path).sorted() == (folders + ["recipes.sqlite3"]).sorted())
+        }
     }
 
     @Test("usage errors exit 64; unknown ids exit 1 with one line; a foreign file is refused untouched")

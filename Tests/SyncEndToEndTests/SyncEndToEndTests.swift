@@ -530,8 +530,13 @@ struct SyncEndToEndTests {
         }
         for row in try client.rows() { #expect(row.state == "synced") }
 
+        // An idle run does not open the store: the database keeps every byte (opening it rewrites its header, as
+        // GRDB creates and drops a table to make a WAL file exist), and nothing is left beside it.
+        let database = client.homeURL.appendingPathComponent("recipes.sqlite3")
+        let bytes = try Data(contentsOf: database)
         let again = try client.run(["sync", "--background"])
         #expect(again.status == 0 && again.stdout.isEmpty && again.stderr.isEmpty, "nothing due again: \(again)")
+        #expect(try Data(contentsOf: database) == bytes, "an idle run wrote to the database")
         let left = try FileManager.default.contentsOfDirectory(atPath: client.homeURL.path).filter { $0.hasPrefix("recipes.sqlite3") }
         #expect(left == ["recipes.sqlite3"], "an idle run left files beside the database: \(left)")
         let logAfter = try String(contentsOfFile: logPath, encoding: .utf8)

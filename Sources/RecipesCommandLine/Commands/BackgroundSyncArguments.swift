@@ -6,7 +6,7 @@
 /// list, including any shape here that ArgumentParser would read differently (a `--home` value that looks like an
 /// option, two `--home`s, `--`, help), is left to `RecipesCommand.main`; tests check that both read each accepted
 /// list as the same sync and the same home.
-public struct BackgroundSyncArguments: Equatable, Sendable {
+public struct BackgroundSyncArguments: Sendable {
     /// The `--home` given, if any.
     public let homeOption: String?
 

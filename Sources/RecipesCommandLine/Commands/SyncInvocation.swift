@@ -20,13 +20,15 @@ struct SyncInvocation: Equatable {
     /// Runs the sync of `context`'s home and returns its summary, opening the store only when there may be
     /// something to do: without ids, a home `RecipeStore.hasNothingToSync` finds idle ends at once (cron's usual run).
     func run(context: CommandContext, configuration: ClientConfiguration) async throws -> SyncSummary {
-        let settings = try Self.settings(configuration)  // a bad server.url is reported even when nothing is due
-        if ids == nil, try RecipeStore.hasNothingToSync(home: context.home) {
+        let idle = try ids == nil && RecipeStore.hasNothingToSync(home: context.home)
+        let store = idle ? nil : try context.openStore()  // a refused database is reported before a bad server.url
+        let settings = try Self.settings(configuration)  // which is reported even when nothing is due
+        guard let store else {
             let summary = SyncSummary()  // what `SyncRun` returns when nothing is due or waiting
             output(context).finish(summary)
             return summary
         }
-        return try await run(context: context, store: context.openStore(), settings: settings, jobs: configuration.jobs)
+        return try await run(context: context, store: store, settings: settings, jobs: configuration.jobs)
     }
 
     /// Runs the sync on `store` (the REPL's, open already) and returns its summary.
