@@ -467,7 +467,7 @@ extension RecipeStore {
         }
         // A failure of revision N says nothing about an edit made meanwhile: that stays as the edit left it.
         editedMeanwhile = revision != claim.revision
-        let open = editedMeanwhile ? "0" : "state IN ('pending', 'waiting', 'deleting', 'uploading')"
+        let open = editedMeanwhile ? "0" : "state IN \(Self.unsyncedStates)"
         switch result {
         case .uploaded(let uploaded):
             // An older revision than the current one (the current one ended above): an edit made meanwhile is due.
