@@ -177,10 +177,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // @@TRANSPORT-TESTS@@ (the transport work adds its test target here)
+        // A tiny HTTP/1.1 server on POSIX sockets that can misbehave on purpose (stall, reset, trickle, answer like a
+        // captive portal), for the transport's and the sync's tests.
+        .target(
+            name: "HTTPTestSupport",
+            dependencies: ["Locking"],
+            path: "Tests/HTTPTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "TransportTests",
-            dependencies: ["Transport", "Locking"],
+            dependencies: ["Transport", "Locking", "HTTPTestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
@@ -197,7 +204,7 @@ let package = Package(
             name: "RecipeSyncTests",
             dependencies: [
                 "RecipeSync", "RecipeStore", "RecipeModels", "OperationEngine", "Transport", "ReferenceServer",
-                "RecipesTestSupport", "Locking", .product(name: "GRDB", package: "GRDB.swift"),
+                "RecipesTestSupport", "HTTPTestSupport", "Locking", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -205,7 +212,8 @@ let package = Package(
         .testTarget(
             name: "SyncEndToEndTests",
             dependencies: [
-                "RecipesExecutable", "RecipesServerExecutable", "RecipesTestSupport", "RecipeStore", "RecipeModels", "Locking",
+                "RecipesExecutable", "RecipesServerExecutable", "RecipesTestSupport", "HTTPTestSupport", "RecipeStore",
+                "RecipeModels", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -137,6 +137,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
                     finishedAny = true
                 }
             } while finishedAny && !waiting.isEmpty
+            let nextDeadline = endOverdueAnswers()
             // Sleep only with nothing queued (answers just delivered queue their tasks' jobs here); from here on,
             // whoever queues something wakes the poll.
             let idle = inbox.withLock { inbox in
@@ -144,9 +145,37 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
                 inbox.sleeping = true
                 return true
             }
-            if idle { multi.poll(milliseconds: 1000) }
+            if idle { multi.poll(milliseconds: nextDeadline.map { Self.millisecondsUntil($0) } ?? 1000) }
         }
         close()
+    }
+
+    /// Ends the transfers whose answer is overdue (see `HTTPRequest.answerDeadline`) as timed out; returns the
+    /// earliest deadline still ahead, so that the loop wakes for it.
+    private func endOverdueAnswers() -> UInt64? {
+        var earliest: UInt64?
+        var now: UInt64?
+        for transfer in active.values {
+            guard let due = transfer.answerDueBy else { continue }
+            let current = now ?? Transfer.monotonicNanoseconds()
+            now = current
+            if due > current {
+                earliest = min(earliest ?? due, due)
+                continue
+            }
+            active[transfer.id] = nil
+            byHandle[transfer.easy.handle] = nil
+            multi.remove(transfer.easy)  // aborts the transfer and closes its connection
+            transfer.finish(.failure(transfer.answerDeadlineError()))
+        }
+        return earliest
+    }
+
+    /// The poll timeout until `deadline` on the monotonic clock: at least 1 ms, at most a second.
+    private static func millisecondsUntil(_ deadline: UInt64) -> Int32 {
+        let now = Transfer.monotonicNanoseconds()
+        guard deadline > now else { return 1 }
+        return Int32(min(1000, max(1, (deadline - now + 999_999) / 1_000_000)))
     }
 
     /// Stops starting transfers: those waiting fail at once, and so will any added later.

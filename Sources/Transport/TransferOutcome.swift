@@ -26,7 +26,8 @@ extension TransferOutcome {
 
     /// Classifies the result of one `HTTPClient.send`; `now` anchors an HTTP-date `Retry-After`.
     ///
-    /// Decisions: connection refused, connect timeouts, DNS failures, resets and stalls are `transient`
+    /// Decisions: connection refused, connect timeouts, DNS failures, resets, stalls and malformed answers (a proxy
+    /// or portal in the way, perhaps for a while) are `transient`
     /// (never `unreachable`: that is the reachability condition's verdict, see `TransferOutcome.unreachable`);
     /// TLS, file, request and oversized-answer errors are `permanent`.
     /// Statuses: 2xx success; 408, 429 and every 5xx transient (501 and 505 permanent: retrying cannot
@@ -48,7 +49,7 @@ extension TransferOutcome {
         switch error.kind {
         case .cancelled:
             return .cancelled
-        case .connectionRefused, .connectTimeout, .dnsFailure, .connectionLost, .timeout, .other:
+        case .connectionRefused, .connectTimeout, .dnsFailure, .connectionLost, .timeout, .malformedAnswer, .other:
             return .transient(reason: message, retryAfter: nil)
         default: // .tls, .fileUnreadable, .invalidRequest, .setupFailed, .responseTooLarge
             return .permanent(status: nil, message: message)

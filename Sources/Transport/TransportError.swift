@@ -7,7 +7,8 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case connectionRefused, connectTimeout, dnsFailure, connectionLost, timeout
-            case tls, fileUnreadable, invalidRequest, cancelled, halted, setupFailed, responseTooLarge, other
+            case tls, fileUnreadable, invalidRequest, cancelled, halted, setupFailed, responseTooLarge, malformedAnswer
+            case other
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -36,6 +37,9 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
         public static let setupFailed = Kind(.setupFailed)
         /// The server's answer was larger than the client keeps in memory (`HTTPClient.maxResponseBytes`).
         public static let responseTooLarge = Kind(.responseTooLarge)
+        /// The server's answer is not HTTP that can be read: not HTTP at all, or a header line or header section
+        /// beyond libcurl's limit (100 KiB), which libcurl reports as "out of memory".
+        public static let malformedAnswer = Kind(.malformedAnswer)
         /// Any other libcurl failure.
         public static let other = Kind(.other)
 
@@ -85,7 +89,7 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
             "sync again to resume it"
         case .setupFailed:
             "check the libcurl installation and RECIPES_CA_BUNDLE"
-        case .responseTooLarge:
+        case .responseTooLarge, .malformedAnswer:
             "check that the server URL points at a recipes server"
         default:
             "try again"

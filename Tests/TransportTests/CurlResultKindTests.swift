@@ -25,6 +25,9 @@ struct CurlResultKindTests {
         Row(code: 91, kind: .tls),
         Row(code: 26, kind: .fileUnreadable), Row(code: 42, kind: .fileUnreadable),
         Row(code: 3, kind: .invalidRequest), Row(code: 1, kind: .invalidRequest), Row(code: 43, kind: .invalidRequest),
+        Row(code: 8, kind: .malformedAnswer),                                        // WEIRD_SERVER_REPLY
+        Row(code: 27, requestSent: true, kind: .malformedAnswer),                    // a header over libcurl's limit
+        Row(code: 27, requestSent: false, kind: .other),                             // out of memory, really
         Row(code: 23, kind: .other), Row(code: 9999, kind: .other), Row(code: -1, kind: .other),
     ]
 
