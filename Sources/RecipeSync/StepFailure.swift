@@ -49,7 +49,7 @@ public struct StepFailure: Error, RetryClassifiable, CustomStringConvertible, Se
         case .badCredentials(let status, let message):
             return StepFailure(
                 .credentials,
-                "the server refused the credentials (\(message.isEmpty ? "HTTP \(status)" : message)); "
+                "not uploaded: the server refused the credentials (\(message.isEmpty ? "HTTP \(status)" : message)); "
                     + "check server.token (`recipes config set server.token -`)")
         case .permanent(_, let message):
             return StepFailure(.permanent, "\(what): \(message)")
