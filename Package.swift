@@ -72,10 +72,11 @@ let package = Package(
         ),
 
         // MARK: Transport
-        // libcurl is loaded with dlopen at the first transfer (see Sources/CCurl/shim.h), so it is not linked.
-        .systemLibrary(
+        // libcurl's headers (libcurl4-openssl-dev) with typed wrappers of its variadic functions; libcurl itself is
+        // loaded with dlopen at the first transfer (Sources/CCurl/loader.c), so it is not linked.
+        .target(
             name: "CCurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         .target(
             name: "Transport",

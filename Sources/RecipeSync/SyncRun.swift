@@ -73,7 +73,13 @@ public final class SyncRun: Sendable {
             bearerToken: settings.token, caBundlePath: settings.caBundlePath, maxConcurrentTransfers: options.jobs)
         // Refused credentials stop the run: requests queued behind the refused one are not sent with the same token.
         configuration.haltingStatuses = [401, 403]
-        let client = try HTTPClient(configuration: configuration)
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(configuration: configuration)
+        } catch {
+            // Setting up names files and libraries, never the token.
+            throw SyncRunError.clientSetup(error.message + (StepFailure.advice(for: error.kind).map { "; " + $0 } ?? ""))
+        }
         // Twice `jobs` steps run at once, while the client lets only `jobs` transfers be in flight: a step's
         // database commit and outbox file are prepared while other recipes' bytes are on the wire (a 1,000-recipe
         // sync went from 2.48 s to 2.16 s on the benchmark machine).
@@ -259,7 +265,9 @@ public final class SyncRun: Sendable {
             }
             if error.kind == .connectionRefused || error.kind == .connectTimeout { context.reachability.invalidate() }
             let outcome = TransferOutcome.classify(.failure(error), now: settings.now(), redacting: settings.token)
-            throw StepFailure.from(outcome, what: what) ?? StepFailure(.permanent, "\(what): \(error.message)")
+            var failure = StepFailure.from(outcome, what: what) ?? StepFailure(.permanent, "\(what): \(error.message)")
+            if let advice = StepFailure.advice(for: error.kind) { failure.message += "; " + advice }
+            throw failure
         }
     }
 
@@ -702,11 +710,15 @@ public final class SyncRun: Sendable {
 public enum SyncRunError: Error, LocalizedError, Equatable {
     /// Work is due but no server is configured.
     case noServer
+    /// The HTTP client could not be set up (a CA bundle, libcurl): what went wrong and what to do.
+    case clientSetup(String)
 
     public var errorDescription: String? {
         switch self {
         case .noServer:
             "no server to upload to; set one with `recipes config set server.url URL` (or RECIPES_SERVER_URL)"
+        case .clientSetup(let message):
+            message
         }
     }
 }

@@ -1,6 +1,6 @@
 /// Client configuration: the base behaviour of every request an `HTTPClient` sends.
 ///
-/// Reading the environment (`RECIPES_CA_BUNDLE`, `RECIPES_TOKEN`) is the caller's job; proxies come from the
+/// Reading the caller's settings (a CA bundle, a token) is the caller's job; proxies come from the
 /// standard variables (`http_proxy`, `https_proxy`, `no_proxy`…), which libcurl reads itself.
 public struct HTTPClientConfiguration: Sendable, Equatable {
     /// The `User-Agent` header, `recipes/<version>`.

@@ -15,7 +15,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     // property below is read and written by the loop's own thread only.
 
     private enum Command {
-        case add(Transfer)
+        case add(CurlTransfer)
         case cancel(UInt64)
     }
 
@@ -37,9 +37,9 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     private var halted = false
 
     // Loop-thread state.
-    private var active: [UInt64: Transfer] = [:]
+    private var active: [UInt64: CurlTransfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
-    private var waiting: [Transfer] = []
+    private var waiting: [CurlTransfer] = []
 
     /// Creates the loop and starts its thread.
     init(maxConcurrent: Int, maxConnections: Int, haltingStatuses: Set<Int> = []) throws(TransportError) {
@@ -52,7 +52,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Queues `transfer`; its continuation receives the result. After `shutdown` it fails at once as cancelled.
-    func submit(_ transfer: Transfer) {
+    func submit(_ transfer: CurlTransfer) {
         let accepted = post(.add(transfer))
         if !accepted { transfer.finish(.failure(.cancelled("the HTTP client was shut down"))) }
     }
@@ -61,7 +61,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     ///
     /// The flag is set first, so a cancellation that overtakes the transfer's own `submit` is seen when the
     /// transfer arrives; the loop keeps no record of cancelled ids (which would grow with every cancellation).
-    func cancel(_ transfer: Transfer) {
+    func cancel(_ transfer: CurlTransfer) {
         transfer.cancelRequested.store(true, ordering: .sequentiallyConsistent)
         _ = post(.cancel(transfer.id))
     }
@@ -157,7 +157,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
         var now: UInt64?
         for transfer in active.values {
             guard let due = transfer.answerDueBy else { continue }
-            let current = now ?? Transfer.monotonicNanoseconds()
+            let current = now ?? CurlTransfer.monotonicNanoseconds()
             now = current
             if due > current {
                 earliest = min(earliest ?? due, due)
@@ -173,7 +173,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
 
     /// The poll timeout until `deadline` on the monotonic clock: at least 1 ms, at most a second.
     private static func millisecondsUntil(_ deadline: UInt64) -> Int32 {
-        let now = Transfer.monotonicNanoseconds()
+        let now = CurlTransfer.monotonicNanoseconds()
         guard deadline > now else { return 1 }
         return Int32(min(1000, max(1, (deadline - now + 999_999) / 1_000_000)))
     }

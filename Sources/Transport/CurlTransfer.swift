@@ -6,7 +6,7 @@ internal import CCurl
 ///
 /// Built on the caller's task, then owned by the transfer loop: after `TransferLoop.submit` only the loop's thread
 /// (and libcurl callbacks on it) touches it.
-final class Transfer: @unchecked Sendable {
+final class CurlTransfer: @unchecked Sendable {
     // @unchecked Sendable: the mutable state is confined — written by the submitting task before submission
     // (which happens-before the loop reads it, through the loop's inbox lock), afterwards only by the loop's thread;
     // `cancelRequested`, the one exception, is an Atomic.
@@ -27,7 +27,7 @@ final class Transfer: @unchecked Sendable {
     private let progress: (@Sendable (TransferProgress) -> Void)?
     private var lastReported: Int64 = -1
     /// When the last progress report went out (at first: when the transfer was set up).
-    private var lastReportedAt: UInt64 = Transfer.monotonicNanoseconds()
+    private var lastReportedAt: UInt64 = CurlTransfer.monotonicNanoseconds()
 
     /// Where the finished result goes; set before submission, consumed once.
     var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
@@ -100,7 +100,7 @@ final class Transfer: @unchecked Sendable {
         if let token = settings.bearerToken { lines.append("Authorization: Bearer \(token)") }
         if let contentType = request.body.contentType { lines.append("Content-Type: \(contentType)") }
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
-            guard Transfer.isValidHeader(name: name, value: value) else {
+            guard CurlTransfer.isValidHeader(name: name, value: value) else {
                 throw TransportError(kind: .invalidRequest, message: "the request header \(name.debugDescription) is malformed")
             }
             lines.append("\(name): \(value)")
@@ -109,8 +109,8 @@ final class Transfer: @unchecked Sendable {
 
         try easy.set(CURLOPT_WRITEFUNCTION, writeFunction: { data, size, count, context in
             guard let context else { return 0 }
-            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-            guard transfer.body.count + size * count <= Transfer.maxResponseBytes else {
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            guard transfer.body.count + size * count <= CurlTransfer.maxResponseBytes else {
                 transfer.responseTooLarge = true
                 return 0 // anything but size * count aborts the transfer with CURLE_WRITE_ERROR
             }
@@ -120,7 +120,7 @@ final class Transfer: @unchecked Sendable {
         try easy.set(CURLOPT_WRITEDATA, pointer: me)
         try easy.set(CURLOPT_HEADERFUNCTION, writeFunction: { data, size, count, context in
             guard let context else { return 0 }
-            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
             if let data {
                 transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
             }
@@ -145,13 +145,13 @@ final class Transfer: @unchecked Sendable {
             }
             try easy.set(readFunction: { buffer, size, count, context in
                 guard let buffer, let context else { return recipes_curl_readfunc_abort() }
-                let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                 return transfer.upload?.read(into: buffer, capacity: size * count) ?? recipes_curl_readfunc_abort()
             })
             try easy.set(CURLOPT_READDATA, pointer: me)
             try easy.set(seekFunction: { context, offset, origin in
                 guard let context, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
-                let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                 return transfer.upload?.seek(to: Int64(offset)) == true ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
             })
             try easy.set(CURLOPT_SEEKDATA, pointer: me)
@@ -160,7 +160,7 @@ final class Transfer: @unchecked Sendable {
             try easy.set(CURLOPT_NOPROGRESS, 0)
             try easy.set(progressFunction: { context, _, _, totalUp, sentUp in
                 guard let context else { return 0 }
-                Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().report(sent: Int64(sentUp), total: Int64(totalUp))
+                Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().report(sent: Int64(sentUp), total: Int64(totalUp))
                 return 0
             })
             try easy.set(CURLOPT_XFERINFODATA, pointer: me)
@@ -199,7 +199,7 @@ final class Transfer: @unchecked Sendable {
         while start < end, isBlank(bytes[start]) { start += 1 }
         while end > start, isBlank(bytes[end - 1]) { end -= 1 }
         let content = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        if answerStartedAt == nil { answerStartedAt = Transfer.monotonicNanoseconds() }
+        if answerStartedAt == nil { answerStartedAt = CurlTransfer.monotonicNanoseconds() }
         if content.starts(with: "HTTP/".utf8) {
             headers = [:]  // a new answer (after 100 Continue, say): only the final one's headers count
             return
@@ -250,10 +250,10 @@ final class Transfer: @unchecked Sendable {
         if let failure = upload?.failure { return .failure(failure) }
         if responseTooLarge {
             return .failure(TransportError(kind: .responseTooLarge,
-                                           message: redact("\(method.rawValue) \(url) failed: the answer is larger than \(Transfer.maxResponseBytes >> 20) MiB"),
+                                           message: redact("\(method.rawValue) \(url) failed: the answer is larger than \(CurlTransfer.maxResponseBytes >> 20) MiB"),
                                            curlCode: Int(code.rawValue)))
         }
-        let kind = Transfer.kind(curlCode: Int(code.rawValue),
+        let kind = CurlTransfer.kind(curlCode: Int(code.rawValue),
                                  nameLookupDone: easy.info(offset: CURLINFO_NAMELOOKUP_TIME_T) > 0,
                                  requestSent: easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) > 0)
         let detail = kind == .malformedAnswer
