@@ -14,7 +14,7 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case indexOutOfRange(what: String, index: Int, count: Int, id: Int64)
         case emptyTitle
         case imageNotFound(path: String)
-        case imageNotRegularFile(path: String)
+        case imageNotRegularFile(path: String, type: SpecialFile)
         case imageUnreadable(path: String, detail: String)
         case imageTooLarge(path: String, bytes: Int64, limit: Int64)
         case imageNotRecognised(path: String)
@@ -22,6 +22,16 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case fileSystem(path: String, detail: String)
         case notAFolder(path: String)
         case database(detail: String)
+    }
+
+    /// What a path given as an image is when it is not a regular file.
+    public enum SpecialFile: Sendable, Equatable {
+        case folder
+        case namedPipe
+        case socket
+        case device
+        /// Anything else that is not a regular file.
+        case other
     }
 
     /// What went wrong.
@@ -55,8 +65,16 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             return "a title cannot be empty; give the recipe a name"
         case .imageNotFound(let path):
             return "\(path): no such file; check the path"
-        case .imageNotRegularFile(let path):
-            return "\(path) is not a regular file; give the path of an image file"
+        case .imageNotRegularFile(let path, let type):
+            let what: String
+            switch type {
+            case .folder: return "\(path) is a folder, not an image file; give the path of an image file"
+            case .namedPipe: what = "is a named pipe (FIFO), not an image file"
+            case .socket: what = "is a socket, not an image file"
+            case .device: what = "is a device, not an image file"
+            case .other: what = "is not a regular file"
+            }
+            return "\(path) \(what); save the image to a file and give its path"
         case .imageUnreadable(let path, let detail):
             return "cannot read \(path): \(detail); check its permissions"
         case .imageTooLarge(let path, let bytes, let limit):
