@@ -115,8 +115,7 @@ struct CarelessInputTests {
         #expect(RecipesCommand.emptyHomeSpelledOut(["--home=/h", "list"]) == ["--home=/h", "list"])
     }
 
-    @Test("config set refuses a server.url with a port out of range (99999, 0) and leaves the file as it was",
-          .disabled("needs ServerAPI port check"))
+    @Test("config set refuses a server.url with a port out of range (99999, 0) and leaves the file as it was")
     func serverURLPortRefused() throws {
         let dir = TemporaryDirectory()
         let home = ["--home", dir.homePath]
