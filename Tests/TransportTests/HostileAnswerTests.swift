@@ -29,17 +29,18 @@ struct HostileAnswerTests {
         let request = HTTPRequest(
             method: .put, url: server.baseURL + "/v1/recipes/x", body: .data(Data("{}".utf8), contentType: "application/json"),
             answerDeadline: .seconds(1))
-        let started = ContinuousClock.now
         let error = try await failure(client, request)
         #expect(error.kind == .timeout)
         #expect(error.message.contains("did not finish within 1 s"), "\(error.message)")
         #expect(error.message.contains("a trickle is not progress"))
+        // Ended by the deadline, about a second in: a few hundred of the million bytes had come (the low-speed limit
+        // would never end it at this rate). Counted by the transfer's own thread, so a busy machine does not skew it.
+        let arrived = error.message.split(separator: "(").last.flatMap { Int($0.prefix { $0.isNumber }) }
+        #expect((arrived ?? .max) < 10_000, "\(error.message)")
         guard case .transient = TransferOutcome.classify(.failure(error), now: Date()) else {
             Issue.record("a trickle is retried like any timeout")
             return
         }
-        // Ended by the deadline, not by the 30 s low-speed limit (which it would never reach at this rate).
-        #expect(ContinuousClock.now - started < .seconds(15))
     }
 
     @Test("a trickle of a few bytes a second is below the low-speed limit: the transfer ends, also without a deadline")
@@ -47,10 +48,9 @@ struct HostileAnswerTests {
         let server = try LoopbackHTTPServer { _ in .trickle(status: 200, declaredLength: 1_000_000, bytesPerSecond: 3) }
         defer { server.stop() }
         let client = try client(lowSpeedTime: .seconds(2))
-        let started = ContinuousClock.now
         let error = try await failure(client, HTTPRequest(method: .get, url: server.baseURL + "/slow"))
         #expect(error.kind == .timeout)
-        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(error.message.contains("Less than 256 bytes/sec"), "ended by the low-speed limit: \(error.message)")
     }
 
     @Test("an upload that takes longer than the answer deadline on a slow link still succeeds: the deadline counts from the answer")
