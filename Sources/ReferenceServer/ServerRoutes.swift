@@ -83,6 +83,9 @@ struct ServerRoutes: Sendable {
             }
         } catch let error as ServerError {
             throw error
+        } catch let timeout as RequestBodyTimedOut {
+            context.record?.bodyEnded()
+            throw ServerError.bodyTimedOut(timeout, received: upload.bytes, of: length)
         } catch {
             // The body stream failed (the connection ended mid-body): the same answer as a body that ended early.
             context.record?.bodyEnded()
@@ -144,6 +147,9 @@ struct ServerRoutes: Sendable {
             }
         } catch let error as ServerError {
             throw error
+        } catch let timeout as RequestBodyTimedOut {
+            context.record?.bodyEnded()
+            throw ServerError.bodyTimedOut(timeout, received: Int64(buffer.readableBytes), of: length.map(Int64.init))
         } catch {
             // The body stream failed (the connection ended mid-body): the same answer as a body that ended early.
             context.record?.bodyEnded()
