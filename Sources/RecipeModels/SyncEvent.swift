@@ -103,12 +103,25 @@ public struct SyncSummary: Sendable, Equatable {
         self.credentialsRefused = credentialsRefused
     }
 
-    /// The contract's exit status: 77 credentials refused, else 1 a permanent failure, else 75 work still
-    /// waiting (offline, backoff, busy, cancelled during the run), else 0.
-    public var exitStatus: Int32 {
-        if credentialsRefused { return 77 }
-        if failed > 0 { return 1 }
-        if waiting > 0 || cancelled > 0 { return 75 }
-        return 0
+    /// How the run ended for the person who started it, the most serious first: the credentials were refused, else
+    /// a recipe failed (a person must act), else some work is left for a later run (offline, backoff, busy,
+    /// cancelled during the run), else everything asked for is on the server.
+    public enum Verdict: Sendable, Equatable {
+        /// Everything asked for is on the server.
+        case complete
+        /// Some work is left for a later run.
+        case workLeft
+        /// A recipe failed and waits for a person.
+        case someFailed
+        /// The server refused the credentials; the run stopped.
+        case credentialsRefused
+    }
+
+    /// The run's verdict (see `Verdict`).
+    public var verdict: Verdict {
+        if credentialsRefused { return .credentialsRefused }
+        if failed > 0 { return .someFailed }
+        if waiting > 0 || cancelled > 0 { return .workLeft }
+        return .complete
     }
 }

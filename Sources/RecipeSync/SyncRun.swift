@@ -13,7 +13,7 @@ import Transport
 /// ```swift
 /// let run = SyncRun(store: store, settings: settings, options: SyncOptions(jobs: 4)) { event in print(event) }
 /// let summary = try await run.run()          // run.interrupt() from a signal handler stops it cleanly
-/// exit(summary.exitStatus)
+/// print(summary.verdict)
 /// ```
 public final class SyncRun: Sendable {
     let store: RecipeStore

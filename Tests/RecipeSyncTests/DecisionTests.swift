@@ -127,22 +127,22 @@ struct StepFailureTests {
     }
 }
 
-@Suite("SyncSummary.exitStatus: 77 over 1 over 75 over 0")
-struct ExitStatusTests {
+@Suite("SyncSummary.verdict: refused credentials over a failure over work left over complete")
+struct VerdictTests {
     @Test(
-        "the highest applicable status wins",
+        "the most serious applicable verdict wins",
         arguments: [
-            (SyncSummary(), 0),
-            (SyncSummary(done: 5), 0),
-            (SyncSummary(done: 1, waiting: 1), 75),
-            (SyncSummary(done: 1, cancelled: 1), 75),
-            (SyncSummary(failed: 1), 1),
-            (SyncSummary(done: 3, failed: 1, cancelled: 2, waiting: 4), 1),
-            (SyncSummary(credentialsRefused: true), 77),
-            (SyncSummary(done: 1, failed: 2, cancelled: 1, waiting: 3, credentialsRefused: true), 77),
-        ] as [(SyncSummary, Int32)])
-    func precedence(summary: SyncSummary, expected: Int32) {
-        #expect(summary.exitStatus == expected)
+            (SyncSummary(), .complete),
+            (SyncSummary(done: 5), .complete),
+            (SyncSummary(done: 1, waiting: 1), .workLeft),
+            (SyncSummary(done: 1, cancelled: 1), .workLeft),
+            (SyncSummary(failed: 1), .someFailed),
+            (SyncSummary(done: 3, failed: 1, cancelled: 2, waiting: 4), .someFailed),
+            (SyncSummary(credentialsRefused: true), .credentialsRefused),
+            (SyncSummary(done: 1, failed: 2, cancelled: 1, waiting: 3, credentialsRefused: true), .credentialsRefused),
+        ] as [(SyncSummary, SyncSummary.Verdict)])
+    func precedence(summary: SyncSummary, expected: SyncSummary.Verdict) {
+        #expect(summary.verdict == expected)
     }
 }
 

@@ -32,7 +32,7 @@ struct HostileServerTests {
         let gone = try home.makeRecipe("deleted")
         try await withSyncServer { server in
             let summary = try await home.sync(server)
-            #expect(summary.exitStatus == 0)
+            #expect(summary.verdict == .complete)
         }
         try home.store.delete(gone.id)
         let withImage = try home.makeRecipe("with image", image: pngBytes(size: 2048, seed: 3))
@@ -43,7 +43,7 @@ struct HostileServerTests {
         let recorder = EventRecorder()
         let summary = try await run(home, portal, recorder: recorder)
         #expect(summary.done == 0)
-        #expect(summary.exitStatus == 75)
+        #expect(summary.verdict == .workLeft)
         #expect(recorder.events(.done).isEmpty)
         for id in [withImage.id, plain.id, gone.id] {
             let recipe = try home.recipe(id)
@@ -62,7 +62,7 @@ struct HostileServerTests {
         // Out of the portal, a server gets everything on the next sync of those recipes.
         try await withSyncServer { server in
             let summary = try await home.sync(server, ids: [withImage.id, plain.id, gone.id])
-            #expect(summary.exitStatus == 0)
+            #expect(summary.verdict == .complete)
             #expect(try home.recipe(withImage.id).sync.state == .synced)
             #expect(try home.recipe(plain.id).sync.state == .synced)
             #expect(try await server.recipe(withImage.uuid) != nil)
@@ -136,7 +136,7 @@ struct HostileServerTests {
             let recipe = try home.makeRecipe("soup")
             let before = Date()
             let summary = try await home.sync(server)
-            #expect(summary.exitStatus == 75)
+            #expect(summary.verdict == .workLeft)
             let sync = try home.recipe(recipe.id).sync
             #expect(sync.state == .waiting)
             let next = try #require(sync.nextAttemptAt)

@@ -29,7 +29,7 @@ extension SyncRunTests {
             #expect(batch.claims.count == 1)
             let recorder = EventRecorder()
             let summary = try await home.sync(server, recorder: recorder)
-            #expect(summary.exitStatus == 75)
+            #expect(summary.verdict == .workLeft)
             #expect(recorder.events.map(\.kind) == [.skipped])
             #expect(recorder.events.first?.error?.contains("another process") == true)
             try await Task.sleep(for: .milliseconds(100))
@@ -47,7 +47,7 @@ extension SyncRunTests {
             #expect(!LeaseOwner.isAlive(dead))
             _ = try home.otherProcessView().claim(
                 ids: [recipe.id], owner: dead, now: Date(), leaseDuration: 600, isOwnerAlive: { _ in true })
-            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try await home.sync(server).verdict == .complete)
             let synced = try home.recipe(recipe.id)
             #expect(synced.sync.state == .synced)
             #expect(synced.sync.leaseOwner == nil)
@@ -96,7 +96,7 @@ extension SyncRunTests {
                 summary = try await task.value
             }
             #expect(took < .seconds(2))
-            #expect(summary.exitStatus == 75)
+            #expect(summary.verdict == .workLeft)
             #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
             let stored = try home.recipe(recipe.id)
             #expect(stored.sync.leaseOwner == "other-host:2", "the run must not release a lease it no longer holds")
@@ -118,7 +118,7 @@ extension SyncRunTests {
                 }
             }
             let run = home.makeRun(server, waitForNetwork: .seconds(5), probe: probe, recorder: EventRecorder())
-            #expect(try await run.run().exitStatus == 0)
+            #expect(try await run.run().verdict == .complete)
             #expect(probes.withLock { $0 } > 3)
             let synced = try home.recipe(recipe.id)
             #expect(synced.sync.state == .synced)
@@ -145,7 +145,7 @@ extension SyncRunTests {
                 summary = try await task.value
             }
             #expect(took < .seconds(2))
-            #expect(summary.exitStatus == 75)
+            #expect(summary.verdict == .workLeft)
             let stored = try home.recipe(recipe.id)
             #expect(stored.sync.state == .cancelled)
             #expect(stored.sync.attempts == 1)
@@ -177,11 +177,11 @@ extension SyncRunTests {
         try await withSyncServer { server in
             let home = try ClientHome()
             let recipe = try home.makeRecipe("already there")
-            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try await home.sync(server).verdict == .complete)
             let before = await server.requests(atLeast: 1).count
             let recorder = EventRecorder()
             let summary = try await home.sync(server, ids: [recipe.id], recorder: recorder)
-            #expect(summary.exitStatus == 0)
+            #expect(summary.verdict == .complete)
             #expect(summary.done == 1)
             #expect(recorder.events.map(\.kind) == [.done])
             #expect(recorder.events.first?.error == nil)
@@ -230,7 +230,7 @@ extension SyncRunTests {
             #expect(edited.sync.state == .pending, "the failure of revision \(recipe.sync.revision) must not stick to the edit")
             #expect(edited.sync.attempts == 0)
 
-            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try await home.sync(server).verdict == .complete)
             let synced = try home.recipe(recipe.id)
             #expect(synced.sync.state == .synced)
             #expect(synced.sync.syncedRevision == recipe.sync.revision + 1)
@@ -260,7 +260,7 @@ extension SyncRunTests {
             let run = SyncRun(store: home.store, settings: settings, options: SyncOptions(jobs: 4), emit: recorder.emit)
             let summary = try await run.run()
             #expect(summary == SyncSummary(done: 1, failed: 1))
-            #expect(summary.exitStatus == 1)
+            #expect(summary.verdict == .someFailed)
             #expect(try home.recipe(recorded.id).sync.state == .synced)
             #expect(try home.recipe(refused.id).sync.state != .synced)
             let failed = recorder.events(.failed)

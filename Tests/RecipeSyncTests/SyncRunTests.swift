@@ -34,7 +34,7 @@ struct SyncRunTests {
             let recorder = EventRecorder()
             let summary = try await home.sync(server, probe: .live(), recorder: recorder)
             #expect(summary == SyncSummary(done: 5))
-            #expect(summary.exitStatus == 0)
+            #expect(summary.verdict == .complete)
 
             let log = await server.requests(atLeast: 3 * 2 + 5)
             #expect(log.count == 3 * 2 + 5)
@@ -172,12 +172,12 @@ struct SyncRunTests {
             let bytes = pngBytes(size: 32 * 1024, seed: 9)
             let first = try ClientHome()
             try first.makeRecipe("first home", image: bytes)
-            #expect(try await first.sync(server).exitStatus == 0)
+            #expect(try await first.sync(server).verdict == .complete)
             let before = await server.requests(atLeast: 3).count
 
             let second = try ClientHome()
             let recipe = try second.makeRecipe("second home", image: bytes)
-            #expect(try await second.sync(server).exitStatus == 0)
+            #expect(try await second.sync(server).verdict == .complete)
             let log = Array(await server.requests(atLeast: before + 2).dropFirst(before))
             let sha = try #require(recipe.image?.sha256)
             #expect(log.filter(\.isImageHead).map(\.status) == [200])
@@ -205,7 +205,7 @@ struct SyncRunTests {
             let sha = try #require(recipe.image?.sha256)
             let recorder = EventRecorder()
             let summary = try await home.sync(server, recorder: recorder)
-            #expect(summary.exitStatus == 0)
+            #expect(summary.verdict == .complete)
             #expect(summary.done == 1)
             let log = await server.requests(atLeast: 6)
             let imageRequests = log.filter { $0.path == "/v1/images/\(sha)" }
@@ -255,7 +255,7 @@ struct SyncRunTests {
             let recipe = try home.makeRecipe("reset", image: pngBytes(size: 256 * 1024, seed: 4))
             let recorder = EventRecorder()
             let summary = try await home.sync(server, recorder: recorder)
-            #expect(summary.exitStatus == 0)
+            #expect(summary.verdict == .complete)
             let log = await server.requests(atLeast: 7)
             let imagePuts = log.filter(\.isImagePut)
             #expect(imagePuts.map(\.status) == [nil, nil, 201])
@@ -280,7 +280,7 @@ struct SyncRunTests {
             let recipe = try home.makeRecipe("busy server")
             let recorder = EventRecorder()
             let summary = try await home.sync(server, recorder: recorder)
-            #expect(summary.exitStatus == 0)
+            #expect(summary.verdict == .complete)
             let puts = await server.requests(atLeast: 2).filter(\.isRecipePut)
             try #require(puts.count == 2)
             #expect(puts[0].status == 503)
@@ -303,7 +303,7 @@ struct SyncRunTests {
             let before = Date()
             let recorder = EventRecorder()
             let summary = try await home.sync(server, maxWait: .seconds(1), recorder: recorder)
-            #expect(summary.exitStatus == 75)
+            #expect(summary.verdict == .workLeft)
             let waiting = try home.recipe(recipe.id)
             #expect(waiting.sync.state == .waiting)
             #expect(waiting.sync.attempts == 1)
@@ -316,13 +316,13 @@ struct SyncRunTests {
 
             // A background run (no ids) leaves it alone: it is not due.
             let background = EventRecorder()
-            #expect(try await home.sync(server, recorder: background).exitStatus == 75)
+            #expect(try await home.sync(server, recorder: background).verdict == .workLeft)
             #expect(background.events.map(\.kind) == [.skipped])
             #expect(server.requests().count == 1)
             #expect(try home.recipe(recipe.id).sync.state == .waiting)
 
             // Asked for by id, it goes now.
-            #expect(try await home.sync(server, ids: [recipe.id]).exitStatus == 0)
+            #expect(try await home.sync(server, ids: [recipe.id]).verdict == .complete)
             let synced = try home.recipe(recipe.id)
             #expect(synced.sync.state == .synced)
             #expect(synced.sync.attempts == 0)
@@ -337,7 +337,7 @@ struct SyncRunTests {
             let recipe = try home.makeRecipe("always 500")
             let recorder = EventRecorder()
             let summary = try await home.sync(server, baseDelay: .milliseconds(2), recorder: recorder)
-            #expect(summary.exitStatus == 1)
+            #expect(summary.verdict == .someFailed)
             #expect(summary.failed == 1)
             let failed = try home.recipe(recipe.id)
             #expect(failed.sync.state == .failed)
@@ -349,7 +349,7 @@ struct SyncRunTests {
             try await Task.sleep(for: .milliseconds(200))
             #expect(await server.requests(atLeast: 8).filter(\.isRecipePut).count == 8)
             // A background run leaves a failed recipe alone.
-            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try await home.sync(server).verdict == .complete)
             #expect(server.requests().count == 8)
         }
     }
@@ -363,7 +363,7 @@ struct SyncRunTests {
             let recipe = try home.makeRecipe("too big", image: pngBytes(size: 8 * 1024, seed: 5))
             let recorder = EventRecorder()
             let summary = try await home.sync(server, recorder: recorder)
-            #expect(summary.exitStatus == 1)
+            #expect(summary.verdict == .someFailed)
             let failed = try home.recipe(recipe.id)
             #expect(failed.sync.state == .failed)
             let error = try #require(failed.sync.lastError)
@@ -396,7 +396,7 @@ struct SyncRunTests {
 
             let recorder = EventRecorder()
             let summary = try await home.sync(server, recorder: recorder)
-            #expect(summary.exitStatus == 1)
+            #expect(summary.verdict == .someFailed)
             let failed = try home.recipe(recipe.id)
             #expect(failed.sync.state == .failed)
             #expect(failed.sync.lastError?.contains("5") == true)
@@ -404,11 +404,11 @@ struct SyncRunTests {
             #expect(recorder.events(.retry).isEmpty)
 
             // Background sync leaves it failed.
-            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try await home.sync(server).verdict == .complete)
             #expect(server.requests().filter(\.isRecipePut).count == 2)
 
             // The user chooses to overwrite.
-            #expect(try await home.sync(server, ids: [recipe.id]).exitStatus == 0)
+            #expect(try await home.sync(server, ids: [recipe.id]).verdict == .complete)
             let synced = try home.recipe(recipe.id)
             #expect(synced.sync.state == .synced)
             #expect(synced.sync.revision == 6)
@@ -428,7 +428,7 @@ struct SyncRunTests {
             let recipe = try home.makeRecipe("offline", image: pngBytes(size: 4096, seed: 6))
             let recorder = EventRecorder()
             let summary = try await home.sync(server, probe: .constant(false), recorder: recorder)
-            #expect(summary.exitStatus == 75)
+            #expect(summary.verdict == .workLeft)
             #expect(recorder.events.map(\.kind) == [.offline])
             #expect(recorder.events.first?.id == recipe.id)
             let offline = try home.recipe(recipe.id)
@@ -439,7 +439,7 @@ struct SyncRunTests {
             try await Task.sleep(for: .milliseconds(100))
             #expect(server.requests().isEmpty)
 
-            #expect(try await home.sync(server, probe: .constant(true)).exitStatus == 0)
+            #expect(try await home.sync(server, probe: .constant(true)).verdict == .complete)
             let synced = try home.recipe(recipe.id)
             #expect(synced.sync.state == .synced)
             #expect(synced.sync.offlineSince == nil)
@@ -456,7 +456,7 @@ struct SyncRunTests {
             for index in 0..<4 { recipes.append(try home.makeRecipe("token \(index)")) }
             let recorder = EventRecorder()
             let summary = try await home.sync(server, jobs: 1, token: clientToken, recorder: recorder)
-            #expect(summary.exitStatus == 77)
+            #expect(summary.verdict == .credentialsRefused)
             #expect(summary.credentialsRefused)
             let log = await server.requests(atLeast: 1)
             #expect(log.allSatisfy { $0.status == 401 || $0.status == nil })
@@ -518,7 +518,7 @@ struct SyncRunTests {
             }
             #expect(took < .seconds(2))
             #expect(summary.cancelled == 1)
-            #expect(summary.exitStatus == 75)
+            #expect(summary.verdict == .workLeft)
             #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
             let cancelled = try home.recipe(recipe.id)
             #expect(cancelled.sync.state == .cancelled)
@@ -529,11 +529,11 @@ struct SyncRunTests {
             #expect(log.filter(\.isRecipePut).isEmpty)
 
             // Background sync leaves it alone ...
-            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try await home.sync(server).verdict == .complete)
             #expect(server.requests().count == log.count)
             #expect(try home.recipe(recipe.id).sync.state == .cancelled)
             // ... an explicit sync resumes it.
-            #expect(try await home.sync(server, ids: [recipe.id]).exitStatus == 0)
+            #expect(try await home.sync(server, ids: [recipe.id]).verdict == .complete)
             #expect(try home.recipe(recipe.id).sync.state == .synced)
             #expect(home.mediaFiles.isEmpty)
         }
@@ -552,7 +552,7 @@ struct SyncRunTests {
                 summary = try await task.value
             }
             #expect(took < .seconds(2))
-            #expect(summary.exitStatus == 75)
+            #expect(summary.verdict == .workLeft)
             #expect(summary.failed == 0)
             let stored = try home.recipe(recipe.id)
             #expect(stored.sync.state == .pending)
@@ -561,7 +561,7 @@ struct SyncRunTests {
             #expect(home.mediaFiles.count == 1)
 
             // Still due for the next background run.
-            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try await home.sync(server).verdict == .complete)
             #expect(try home.recipe(recipe.id).sync.state == .synced)
         }
     }
@@ -591,7 +591,7 @@ struct SyncRunTests {
             #expect(uploaded["name"] as? String == "before")
             #expect(home.outboxFiles.isEmpty)
 
-            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try await home.sync(server).verdict == .complete)
             let synced = try home.recipe(recipe.id)
             #expect(synced.sync.state == .synced)
             #expect(synced.sync.syncedRevision == revision + 1)
@@ -615,7 +615,7 @@ struct SyncRunTests {
             let summary = try await task.value
             #expect(try home.recipe(recipe.id).sync.state == .pending)
             #expect(summary.waiting == 1)
-            #expect(summary.exitStatus == 75)
+            #expect(summary.verdict == .workLeft)
         }
     }
 
@@ -633,13 +633,13 @@ struct SyncRunTests {
             // so the JSON step decides from the polls, not from the database).
             try home.otherProcessView().delete(recipe.id)
             let summary = try await task.value
-            #expect(summary.exitStatus == 75)
+            #expect(summary.verdict == .workLeft)
             #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
             #expect(server.requests().filter(\.isRecipePut).isEmpty, "the JSON of a deleted recipe went out")
             #expect(try home.recipe(recipe.id).sync.state == .deleting)
 
             let next = try await home.sync(server)
-            #expect(next.exitStatus == 0)
+            #expect(next.verdict == .complete)
             #expect(server.requests().contains { $0.method == "DELETE" })
             #expect(throws: StoreError.self) { try home.recipe(recipe.id) }
         }
@@ -650,14 +650,14 @@ struct SyncRunTests {
         try await withSyncServer { server in
             let home = try ClientHome()
             let recipe = try home.makeRecipe("to delete", image: pngBytes(size: 2048, seed: 10))
-            #expect(try await home.sync(server).exitStatus == 0)
+            #expect(try await home.sync(server).verdict == .complete)
             #expect(try await server.recipe(recipe.uuid) != nil)
             let before = await server.requests(atLeast: 3).count
 
             try home.store.delete(recipe.id)
             #expect(try home.recipe(recipe.id).sync.state == .deleting)
             let recorder = EventRecorder()
-            #expect(try await home.sync(server, recorder: recorder).exitStatus == 0)
+            #expect(try await home.sync(server, recorder: recorder).verdict == .complete)
             let log = Array(await server.requests(atLeast: before + 1).dropFirst(before))
             #expect(log.map(\.method) == ["DELETE"])
             #expect(log.first?.status == 204)
@@ -678,7 +678,7 @@ struct SyncRunTests {
             #expect(try home.store.count() == 0)
             #expect(home.mediaFiles.isEmpty)
             let recorder = EventRecorder()
-            #expect(try await home.sync(server, recorder: recorder).exitStatus == 0)
+            #expect(try await home.sync(server, recorder: recorder).verdict == .complete)
             #expect(recorder.events.isEmpty)
             try await Task.sleep(for: .milliseconds(100))
             #expect(server.requests().isEmpty)

@@ -554,3 +554,22 @@ struct SyncOutputTests {
         #expect(OneDecimal.string(.infinity) == "inf")
     }
 }
+
+@Suite("recipes sync's exit status: 77 over 1 over 75 over 0")
+struct SyncExitStatusTests {
+    @Test(
+        "each verdict has the contract's status, the most serious one winning",
+        arguments: [
+            (SyncSummary(), 0),
+            (SyncSummary(done: 5), 0),
+            (SyncSummary(done: 1, waiting: 1), 75),
+            (SyncSummary(done: 1, cancelled: 1), 75),
+            (SyncSummary(failed: 1), 1),
+            (SyncSummary(done: 3, failed: 1, cancelled: 2, waiting: 4), 1),
+            (SyncSummary(credentialsRefused: true), 77),
+            (SyncSummary(done: 1, failed: 2, cancelled: 1, waiting: 3, credentialsRefused: true), 77),
+        ] as [(SyncSummary, Int32)])
+    func precedence(summary: SyncSummary, expected: Int32) {
+        #expect(summary.exitStatus == expected)
+    }
+}
