@@ -473,7 +473,8 @@ struct StoreSyncStateTests {
         let f = try Fixture()
         let outbox = Outbox(directory: f.store.home.outboxURL)
         try FileManager.default.createDirectory(at: f.store.home.outboxURL, withIntermediateDirectories: true)
-        let dead = ".tmp-\(Self.other)@0f1e", live = ".tmp-\(Self.me)@2d3c", unnamed = ".tmp-4b5a"
+        let random = { UUID().uuidString.lowercased() }
+        let dead = ".tmp-\(Self.other)@\(random())", live = ".tmp-\(Self.me)@\(random())", unnamed = ".tmp-\(random())"
         for name in [dead, live, unnamed] {
             #expect(FileManager.default.createFile(atPath: outbox.path(of: name), contents: Data("{".utf8)))
         }
