@@ -66,7 +66,7 @@ public enum DatabaseDoctor {
         do {
             problems = try source.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check(\(problemsKept))") }
         } catch {
-            problems = ["integrity_check stopped: \(RecipeStore.translate(error, path: path).errorDescription ?? "\(error)")"]
+            problems = ["integrity_check stopped: \((error as? DatabaseError)?.message ?? "\(error)")"]
         }
         if problems == ["ok"] {
             let count = (try? source.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recipes") }) ?? nil

@@ -110,10 +110,10 @@ final class HomeFolder {
 
 /// The names `recipes` itself gives the files of its folders: what garbage collection may delete, and what
 /// `status` does not report as foreign.
-public enum OwnFileNames {
+enum OwnFileNames {
     /// Whether `name` is a media copy's or a downloaded image's name: `<sha256>.<ext>` (64 lower-case hex digits,
     /// and the extension of a format recipes accepts).
-    public static func isImageCopy(_ name: String) -> Bool {
+    static func isImageCopy(_ name: String) -> Bool {
         let utf8 = name.utf8
         guard utf8.count > 65, let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
             utf8.distance(from: utf8.startIndex, to: dot) == 64, utf8[..<dot].allSatisfy(isLowerHex)
@@ -123,7 +123,7 @@ public enum OwnFileNames {
     }
 
     /// Whether `name` is an outbox file's name: `<uuid>-<revision>.json` (the UUID in lower case).
-    public static func isOutboxFile(_ name: String) -> Bool {
+    static func isOutboxFile(_ name: String) -> Bool {
         guard name.hasSuffix(".json") else { return false }
         let stem = name.utf8.dropLast(5)
         guard stem.count > 37, isLowerUUID(stem.prefix(36)), stem.dropFirst(36).first == UInt8(ascii: "-") else {
@@ -135,7 +135,7 @@ public enum OwnFileNames {
 
     /// Whether `name` is a temporary file's name (see `TemporaryFiles`): `.tmp-<writer>@<uuid>`, or `.tmp-<uuid>` as
     /// older versions wrote.
-    public static func isTemporaryFile(_ name: String) -> Bool {
+    static func isTemporaryFile(_ name: String) -> Bool {
         guard name.hasPrefix(TemporaryFiles.prefix) else { return false }
         let rest = name.utf8.dropFirst(TemporaryFiles.prefix.utf8.count)
         guard rest.count >= 36, isLowerUUID(rest.suffix(36)) else { return false }

@@ -69,6 +69,7 @@ public final class RecipeStore: Sendable {
                 createdWALFiles = !walExisted && FileManager.default.fileExists(atPath: path + "-wal")
                 return
             }
+            try? opened.queue?.close()
             if opened.applied.isEmpty {
                 // No recipes database yet: an empty one in memory, so that reading commands create nothing.
                 do { pool = try DatabaseQueue(configuration: Self.connectionConfiguration()) } catch {
@@ -78,7 +79,6 @@ public final class RecipeStore: Sendable {
                 try migrate(migrations)
                 return
             }
-            try? opened.queue?.close()
             _ = try RecipeStore(home: home, migrations: migrations, now: now, access: .readWrite)  // the upgrade
             let upgraded = try Self.preflight(path: path, known: known, keepOpen: true)
             guard let queue = upgraded.queue else { throw StoreError(.cannotOpen(path: path, detail: "it disappeared")) }

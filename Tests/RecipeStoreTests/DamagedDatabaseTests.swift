@@ -78,6 +78,15 @@ struct DamagedDatabaseTests {
         #expect(!FileManager.default.fileExists(atPath: empty.home.url.path))
     }
 
+    @Test("a read-only store of a database that lacks a migration applies it first (a reading command's one write), then reads")
+    func readOnlyStoreUpgrades() throws {
+        let dir = TemporaryDirectory()
+        do { _ = try RecipeStore(home: dir.home, migrations: Array(Migration.embedded.dropLast())).create(title: "Old") }
+        let store = try RecipeStore(home: dir.home, access: .readOnly)
+        #expect(try store.recipes().map(\.title) == ["Old"])
+        #expect(try store.appliedMigrations() == Migration.embedded.map(\.identifier))
+    }
+
     @Test("a read-only store reads a database it may not write whose folder it may not write (immutable open)")
     func immutableOpen() throws {
         let dir = TemporaryDirectory()
