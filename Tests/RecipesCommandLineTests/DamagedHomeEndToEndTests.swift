@@ -92,7 +92,12 @@ struct DamagedHomeEndToEndTests {
         var prefix: [String] = []
         if asRoot {
             try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "setpriv is needed to drop root")
-            prefix = ["--reuid=65534", "--regid=65534", "--clear-groups", builtProduct("recipes").path]
+            // The binary beside the home, where `nobody` may reach it (the build folder may sit under /root).
+            let binary = dir.url.appendingPathComponent("recipes").path
+            if link(builtProduct("recipes").path, binary) != 0 {
+                try FileManager.default.copyItem(atPath: builtProduct("recipes").path, toPath: binary)
+            }
+            prefix = ["--reuid=65534", "--regid=65534", "--clear-groups", binary]
             chmod(dir.url.path, 0o755)
             for item in [dir.homePath, path] + ["media", "outbox", "logs"].map({ dir.homePath + "/" + $0 }) {
                 chown(item, 65534, 65534)
