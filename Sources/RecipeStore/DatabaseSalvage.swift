@@ -73,10 +73,11 @@ struct DatabaseSalvage {
         }) ?? []
         let parts = tables.filter { columns(of: $0).contains("recipe_id") }
         var result = SalvageResult()
-        let uuids = readableUUIDs()
+        let (uuids, indexIsWhole) = readableUUIDs()
         for id in candidateIDs(knownUUIDs: uuids) {
             guard let found = readRow(sql: "SELECT * FROM recipes WHERE id = ?", id: id) else {
-                result.lost.append(LostRecipe(id: id, uuid: uuids[id]))
+                // An unreadable id the whole index does not name belonged to no recipe (one deleted long ago).
+                if !indexIsWhole || uuids[id] != nil { result.lost.append(LostRecipe(id: id, uuid: uuids[id])) }
                 continue
             }
             guard let row = found else { continue }  // no recipe has this id
@@ -112,18 +113,23 @@ struct DatabaseSalvage {
         return ids.sorted()
     }
 
-    /// The UUID of each recipe id, as far as the `uuid` column's unique index can be read (without the table).
-    func readableUUIDs() -> [Int64: String] {
+    /// The UUID of each recipe id, as far as the `uuid` column's unique index can be read (without the table), and
+    /// whether all of it could.
+    func readableUUIDs() -> (uuids: [Int64: String], whole: Bool) {
         var uuids: [Int64: String] = [:]
-        try? source.read { db in
-            let index = try String.fetchOne(db, sql: """
-                SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recipes' AND sql IS NULL
-                """)
-            guard let index else { return }
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, uuid FROM recipes INDEXED BY \(quoted(index))")
-            while let row = try rows.next() { uuids[row[0]] = row[1] }
+        do {
+            try source.read { db in
+                let index = try String.fetchOne(db, sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recipes' AND sql IS NULL
+                    """)
+                guard let index else { throw DatabaseError(resultCode: .SQLITE_NOTFOUND) }
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, uuid FROM recipes INDEXED BY \(quoted(index))")
+                while let row = try rows.next() { uuids[row[0]] = row[1] }
+            }
+            return (uuids, true)
+        } catch {
+            return (uuids, false)
         }
-        return uuids
     }
 
     /// The ids a query returns until it meets a damaged page.

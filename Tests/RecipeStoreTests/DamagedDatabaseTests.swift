@@ -145,4 +145,36 @@ struct DamagedDatabaseTests {
         #expect(try store.create(title: "New").id > Int64(Self.count), "no id is handed out twice")
         #expect(try DatabaseDoctor.examine(home: dir.home).verdict == .healthy(recipes: report.saved.count + 1))
     }
+
+    @Test("doctor leaves the salvaged database beside a damaged one another process has open, and says why")
+    func doctorWhileInUse() throws {
+        let (dir, bytes, _) = try damagedHome()
+        let path = dir.home.databaseURL.path
+        // Another process (python3's sqlite3) holding a connection, as a sync cron started would.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", """
+            import sqlite3, sys
+            connection = sqlite3.connect(sys.argv[1])
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchall()
+            print("open", flush=True)
+            sys.stdin.read()
+            """, path]
+        let input = Pipe(), output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            holder.waitUntilExit()
+        }
+        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) == "open\n")
+
+        let report = try DatabaseDoctor.examine(home: dir.home)
+        #expect(report.verdict == .damaged)
+        #expect(report.keptDamagedPath == nil)
+        #expect(report.notSwappedBecause == "another process (a sync started by cron?) has the damaged database open")
+        #expect(fileBytes(path) == bytes)
+        #expect(FileManager.default.fileExists(atPath: try #require(report.salvagedPath)))
+    }
 }
