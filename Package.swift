@@ -3,7 +3,7 @@
 //
 // One target per layer; the folders under Sources/ are the architecture:
 //   RecipeModels        pure value types (recipe, ingredient, step, image, sync state)
-//   RecipeStore         SQLite through GRDB: migrations, edits, sync bookkeeping, media copies
+//   CSQLite / RecipeStore  SQLite through GRDB: migrations, edits, sync bookkeeping, media copies, doctor
 //   Locking             Locked<Value>, every target's lock (a pthread mutex ThreadSanitizer can see)
 //   OperationEngine     generic operations, conditions, exclusivity, observers, retry, queue
 //   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
@@ -46,11 +46,17 @@ let package = Package(
         ),
 
         // MARK: Store
+        // The system SQLite GRDB also links, for the one setting GRDB does not expose (see Sources/CSQLite/shim.h).
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "RecipeStore",
             dependencies: [
                 "RecipeModels",
                 "Locking",
+                "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -151,7 +157,7 @@ let package = Package(
         ),
         .target(
             name: "RecipesTestSupport",
-            dependencies: ["RecipeStore"],
+            dependencies: ["RecipeStore", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/RecipesTestSupport",
             swiftSettings: strictSettings
         ),

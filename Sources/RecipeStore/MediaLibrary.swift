@@ -9,7 +9,7 @@ import Glibc
 ///
 /// The user's own file is only ever opened for reading. Copies are written under a temporary name, checked and
 /// hashed while copied, and renamed into place; an exclusive `flock` on `media/.lock` orders renames, commits and
-/// garbage collection across processes.
+/// garbage collection across processes. A media folder that is a symbolic link is refused rather than written to.
 public struct MediaLibrary: Sendable {
     /// The media folder.
     public let directory: URL
@@ -45,15 +45,20 @@ public struct MediaLibrary: Sendable {
             throw StoreError(.imageTooLarge(path: sourcePath, bytes: size, limit: maxBytes))
         }
 
-        let temporaryPath = path(of: TemporaryFiles.name(writer: writer))
-        let target = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        // Created inside the folder opened without following a link (`O_EXCL` also refuses a link at the name).
+        guard let folder = try HomeFolder.open(directoryPath) else {
+            throw StoreError(.fileSystem(path: directoryPath, detail: String(cString: strerror(ENOENT))))
+        }
+        let temporaryName = TemporaryFiles.name(writer: writer)
+        let temporaryPath = path(of: temporaryName)
+        let target = openat(folder.descriptor, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard target >= 0 else {
             throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
         }
         var keep = false
         defer {
             close(target)
-            if !keep { unlink(temporaryPath) }
+            if !keep { folder.remove(temporaryName) }
         }
 
         var hasher = SHA256()
@@ -162,9 +167,15 @@ public struct MediaLibrary: Sendable {
     static let lockFileName = ".lock"
 
     /// Runs `body` while holding the exclusive lock on the media folder (blocking until other processes release it).
+    ///
+    /// Refuses a media folder that is a symbolic link (see `HomeFolder`): everything done under the lock writes or
+    /// deletes in it.
     public func withExclusiveAccess<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let lockPath = path(of: Self.lockFileName)
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard let folder = try HomeFolder.open(directoryPath) else {
+            throw StoreError(.fileSystem(path: directoryPath, detail: String(cString: strerror(ENOENT))))
+        }
+        let fd = openat(folder.descriptor, Self.lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError(.fileSystem(path: lockPath, detail: String(cString: strerror(errno)))) }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
@@ -179,25 +190,28 @@ public struct MediaLibrary: Sendable {
     /// Deletes copies no recipe refers to, and temporary copies whose writer is gone (or, writer unknown, older than
     /// `TemporaryFiles.grace`); returns their names.
     ///
-    /// The caller holds the media lock; `referenced` gives the names the database refers to, and is asked only when
-    /// the folder holds a copy at all (an idle `recipes sync --background` then costs one directory listing).
+    /// Only regular files under a name recipes writes (`OwnFileNames`) are ever deleted; anything else is left alone
+    /// (`status` mentions it), and a media folder that is a symbolic link is refused. The caller holds the media
+    /// lock; `referenced` gives the names the database refers to, and is asked only when the folder holds a copy at
+    /// all (an idle `recipes sync --background` then costs one directory listing).
     func collectGarbage(
         referenced: () throws(StoreError) -> Set<String>, now: Date, isWriterAlive: (String) -> Bool
     ) throws(StoreError) -> [String] {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        } catch {
-            throw StoreError(.fileSystem(path: directory.path, detail: RecipesHome.describe(error)))
-        }
-        let candidates = names.filter { $0 != Self.lockFileName }
+        guard let folder = try HomeFolder.open(directoryPath) else { return [] }
+        let candidates = try folder.entries().filter { Self.isOwnFile($0) }.map(\.name)
         guard !candidates.isEmpty else { return [] }
         let referenced = try referenced()
         var removed: [String] = []
         for name in candidates.sorted() where !referenced.contains(name) {
-            if TemporaryFiles.isLive(name, path: path(of: name), now: now, isWriterAlive: isWriterAlive) { continue }
-            if unlink(path(of: name)) == 0 { removed.append(name) }
+            if TemporaryFiles.isLive(name, in: folder, now: now, isWriterAlive: isWriterAlive) { continue }
+            if folder.remove(name) { removed.append(name) }
         }
         return removed
+    }
+
+    /// Whether `entry` is a file of the media folder that recipes wrote: a regular file named as a copy or a
+    /// temporary copy (never the lock file).
+    static func isOwnFile(_ entry: HomeFolder.Entry) -> Bool {
+        entry.isRegularFile && (OwnFileNames.isImageCopy(entry.name) || OwnFileNames.isTemporaryFile(entry.name))
     }
 }

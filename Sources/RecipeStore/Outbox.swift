@@ -7,7 +7,8 @@ import Glibc
 /// `<home>/outbox/`: the exact JSON bytes uploaded for one revision of one recipe, `<uuid>-<revision>.json`.
 ///
 /// A file is written (under a temporary name, then renamed) before its upload starts and deleted when the server
-/// has acknowledged it; files no unsynced work refers to are collected at the start of each sync.
+/// has acknowledged it; files no unsynced work refers to are collected at the start of each sync. Only names of
+/// that shape (and temporary names, see `TemporaryFiles`) are ever collected: anything else is left alone.
 public struct Outbox: Sendable {
     /// The outbox folder.
     public let directory: URL
@@ -59,7 +60,7 @@ public struct Outbox: Sendable {
             let recycled = path(of: spare)
             // Overwritten, then cut to length only when the old contents were longer: truncating to zero first
             // freed the file's blocks for the write to allocate again, a thirtieth of a 1,000-recipe sync's CPU.
-            let fd = open(recycled, O_WRONLY | O_CLOEXEC)
+            let fd = open(recycled, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)  // a link put at the name is not written through
             if fd >= 0 {
                 var failure = data.withUnsafeBytes({ writeAll($0, to: fd) })
                 var info = stat()
@@ -97,5 +98,13 @@ public struct Outbox: Sendable {
     /// The names of the files in the outbox (none when the folder is missing).
     public func fileNames() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+    }
+}
+
+extension Outbox {
+    /// Whether `entry` is a file of the outbox that recipes wrote: a regular file named `<uuid>-<revision>.json` or
+    /// a temporary name.
+    static func isOwnFile(_ entry: HomeFolder.Entry) -> Bool {
+        entry.isRegularFile && (OwnFileNames.isOutboxFile(entry.name) || OwnFileNames.isTemporaryFile(entry.name))
     }
 }

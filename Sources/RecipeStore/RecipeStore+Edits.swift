@@ -5,62 +5,73 @@ import RecipeModels
 extension RecipeStore {
     /// Creates a recipe with a fresh UUID at revision 1, pending upload; returns it.
     ///
-    /// The title must pass `RecipeText` (no NUL or other control character, one line).
+    /// The title must pass `RecipeText` (no NUL or other control character, one line). Every change reads its result
+    /// back inside its own transaction: a change whose result cannot be read (a damaged page) is rolled back, so a
+    /// failed command has changed nothing.
     public func create(title: String, uuid: UUID = UUID()) throws(StoreError) -> Recipe {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw StoreError(.emptyTitle) }
         try Self.check(title, as: .title)
         let stamp = now().timeIntervalSince1970
-        let id = try edit(creating: uuid) { db in
+        return try edit(creating: uuid) { db in
             try db.execute(
                 sql: """
                     INSERT INTO recipes (uuid, title, revision, state, created_at, updated_at)
                     VALUES (?, ?, 1, 'pending', ?, ?)
                     """,
                 arguments: [uuid.lowercasedString, title, stamp, stamp])
-            return db.lastInsertedRowID
+            return try Self.fetchRecipe(db, id: db.lastInsertedRowID)
         }
-        return try recipe(id: id)
     }
 
     /// Applies `change` to recipe `id` and, in the same transaction, bumps its revision and marks it for upload.
     ///
-    /// A change that fails (unknown id, deleted recipe, index out of range, text `RecipeText` refuses) changes nothing.
+    /// A change that fails (unknown id, deleted recipe, index out of range, text `RecipeText` refuses, a damaged
+    /// database) changes nothing.
     @discardableResult
     public func apply(_ change: RecipeChange, to id: Int64) throws(StoreError) -> Recipe {
         if let given = RecipeText.text(of: change) { try Self.check(given.text, as: given.field) }
-        var replacedImageFile: String?
-        let apply: (Database) throws -> Void = { db in
-            let current = try Self.editableRow(db, id: id)
-            replacedImageFile = current["image_file"]
-            try Self.perform(change, on: id, in: db)
-            try self.markChanged(id, in: db)
+        var unneededCopy: String?
+        func apply(keeping kept: String?) -> (Database) throws -> Recipe {
+            { db in
+                let current = try Self.editableRow(db, id: id)
+                try Self.perform(change, on: id, in: db)
+                try self.markChanged(id, in: db)
+                if kept != nil || change == .clearImage {
+                    unneededCopy = try Self.unreferencedCopy(current["image_file"], keeping: kept, db)
+                }
+                return try Self.fetchRecipe(db, id: id)
+            }
         }
         switch change {
         case .setImage(let staged):
             // Holding the media lock from the rename to the commit keeps garbage collection in other processes
             // from removing the new copy before a row refers to it.
-            try media.withExclusiveAccess { () throws(StoreError) in
+            return try media.withExclusiveAccess { () throws(StoreError) -> Recipe in
                 try media.install(staged)
-                try edit(apply)
-                try removeIfUnreferenced(replacedImageFile, keeping: staged.fileName)
+                let recipe = try edit(apply(keeping: staged.fileName))
+                if let unneededCopy { media.remove(unneededCopy) }
+                return recipe
             }
         case .clearImage:
-            try edit(apply)
-            try media.withExclusiveAccess { () throws(StoreError) in try removeIfUnreferenced(replacedImageFile) }
+            // Without a copy to let go (no image, or an unknown id: the change fails) the media lock is not taken,
+            // so that a failed command creates nothing; a copy attached meanwhile elsewhere is left to collection.
+            guard try currentCopy(of: id) != nil else { return try edit(apply(keeping: nil)) }
+            return try media.withExclusiveAccess { () throws(StoreError) -> Recipe in
+                let recipe = try edit(apply(keeping: nil))
+                if let unneededCopy { media.remove(unneededCopy) }
+                return recipe
+            }
         default:
-            try edit(apply)
+            return try edit(apply(keeping: nil))
         }
-        return try recipe(id: id)
     }
 
     /// Deletes recipe `id`: removed at once when the server never saw it, else kept as `deleting` until the
     /// server confirms the DELETE.
     public func delete(_ id: Int64) throws(StoreError) {
-        var imageFile: String?
-        try edit { db in
+        let change = { (db: Database) throws -> String? in
             let row = try Self.editableRow(db, id: id)
-            imageFile = row["image_file"]
             let synced: Int64 = row["synced_revision"]
             let sent: Int64 = row["sent_revision"]
             if synced == 0 && sent == 0 {
@@ -72,10 +83,23 @@ extension RecipeStore {
                             next_attempt_at = NULL, last_error = NULL, cancel_requested = 0, updated_at = ?
                         WHERE id = ?
                         """,
-                    arguments: [now().timeIntervalSince1970, id])
+                    arguments: [self.now().timeIntervalSince1970, id])
             }
+            return try Self.unreferencedCopy(row["image_file"], keeping: nil, db)
         }
-        try media.withExclusiveAccess { () throws(StoreError) in try removeIfUnreferenced(imageFile) }
+        // As for `clearImage`: the media lock only when there is a copy to let go.
+        guard try currentCopy(of: id) != nil else {
+            _ = try edit(change)
+            return
+        }
+        try media.withExclusiveAccess { () throws(StoreError) in
+            if let unneededCopy = try edit(change) { media.remove(unneededCopy) }
+        }
+    }
+
+    /// The media copy recipe `id` refers to now, if any: whether a change that may let it go takes the media lock.
+    private func currentCopy(of id: Int64) throws(StoreError) -> String? {
+        try read { db in try String.fetchOne(db, sql: "SELECT image_file FROM recipes WHERE id = ?", arguments: [id]) }
     }
 
     /// The file names in `media/` that some recipe still refers to.
@@ -196,15 +220,13 @@ extension RecipeStore {
         try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [rows[n - 1]])
     }
 
-    /// Deletes a media file no recipe refers to; the caller holds the media lock.
-    func removeIfUnreferenced(_ fileName: String?, keeping kept: String? = nil) throws(StoreError) {
-        guard let fileName, fileName != kept else { return }
-        let referenced = try read { db in
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE image_file = ?)"),
-                arguments: [fileName]) ?? false
-        }
-        guard !referenced else { return }
-        media.remove(fileName)
+    /// `fileName` when it is a media copy no recipe refers to any more (other than `kept`), read inside the change's
+    /// transaction; the caller deletes it after the commit, holding the media lock throughout.
+    static func unreferencedCopy(_ fileName: String?, keeping kept: String?, _ db: Database) throws -> String? {
+        guard let fileName, fileName != kept else { return nil }
+        let referenced = try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE image_file = ?)"),
+            arguments: [fileName]) ?? false
+        return referenced ? nil : fileName
     }
 }

@@ -5,19 +5,23 @@ import RecipeModels
 extension RecipeStore {
     /// The recipe with local id `id`, with its ingredients and steps.
     public func recipe(id: Int64) throws(StoreError) -> Recipe {
-        try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE id = ?", arguments: [id]) else {
-                throw StoreError(.unknownRecipe(id: id))
-            }
-            var recipe = Self.decode(row)
-            recipe.ingredients = try String.fetchAll(
-                db, sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position", arguments: [id]
-            ).map(Ingredient.init(text:))
-            recipe.steps = try String.fetchAll(
-                db, sql: "SELECT text FROM steps WHERE recipe_id = ? ORDER BY position", arguments: [id]
-            ).map(Step.init(text:))
-            return recipe
+        try read { db in try Self.fetchRecipe(db, id: id) }
+    }
+
+    /// Reads recipe `id` with its ingredients and steps on `db` (inside a change's transaction, so that a change
+    /// whose result cannot be read back is rolled back with it).
+    static func fetchRecipe(_ db: Database, id: Int64) throws -> Recipe {
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE id = ?", arguments: [id]) else {
+            throw StoreError(.unknownRecipe(id: id))
         }
+        var recipe = Self.decode(row)
+        recipe.ingredients = try String.fetchAll(
+            db, sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position", arguments: [id]
+        ).map(Ingredient.init(text:))
+        recipe.steps = try String.fetchAll(
+            db, sql: "SELECT text FROM steps WHERE recipe_id = ? ORDER BY position", arguments: [id]
+        ).map(Step.init(text:))
+        return recipe
     }
 
     /// Every recipe in id order, without ingredients and steps (what `list` and `status` need).

@@ -585,19 +585,21 @@ extension RecipeStore {
 
     /// Deletes outbox files no unsynced work refers to (see `referencedOutboxFiles`), and temporary files whose
     /// writer is gone (or, writer unknown, older than `TemporaryFiles.grace`); returns their names.
+    ///
+    /// Only regular files named as recipes names them (`OwnFileNames`) are deleted; anything else in the folder is
+    /// left alone, and an outbox folder that is a symbolic link is refused (`StoreError.Kind.symlinkedFolder`).
     @discardableResult
     public func collectOutboxGarbage(now: Date, isOwnerAlive: @escaping (String) -> Bool) throws(StoreError) -> [String] {
-        let outbox = Outbox(directory: home.outboxURL)
-        let names = outbox.fileNames()
+        guard let folder = try HomeFolder.open(home.outboxURL.path) else { return [] }
+        let names = try folder.entries().filter(Outbox.isOwnFile).map(\.name).sorted()
         guard !names.isEmpty else { return [] }
         let referenced = try referencedOutboxFiles(now: now, isOwnerAlive: isOwnerAlive)
         var removed: [String] = []
         for name in names {
             if referenced.contains(name) { continue }
             if let prefix = Outbox.uuidPrefix(of: name), referenced.contains(prefix) { continue }
-            if TemporaryFiles.isLive(name, path: outbox.path(of: name), now: now, isWriterAlive: isOwnerAlive) { continue }
-            outbox.remove(name)
-            removed.append(name)
+            if TemporaryFiles.isLive(name, in: folder, now: now, isWriterAlive: isOwnerAlive) { continue }
+            if folder.remove(name) { removed.append(name) }
         }
         return removed
     }

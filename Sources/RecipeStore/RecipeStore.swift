@@ -8,30 +8,92 @@ import RecipeModels
 /// Opening checks the file before writing anything: a file that is not SQLite, a SQLite database recipes did not
 /// create, or one migrated by a newer version is refused and left byte-for-byte untouched. Then the embedded
 /// migrations are applied in order, each once, each in one `BEGIN IMMEDIATE` transaction with its bookkeeping row.
+///
+/// A store opened `.readOnly` (what `list`, `show` and `status` use) never writes to the database file (see
+/// `init`). Once SQLite reports the file damaged, a store writes nothing more to it: every later change is refused,
+/// and the WAL is not checkpointed into it when the store closes.
 public final class RecipeStore: Sendable {
+    /// How a store may use the database file.
+    public enum Access: Sendable, Equatable {
+        /// Reads and writes (edits, syncs, cancels): the home's folders are created, migrations applied.
+        case readWrite
+        /// Reads only: nothing is created or written (see `init`).
+        case readOnly
+    }
+
     /// The home the store belongs to.
     public let home: RecipesHome
-    /// The database connections (GRDB's pool: one writer, concurrent readers, WAL).
-    let pool: DatabasePool
+    /// The database connections: GRDB's pool (one writer, concurrent readers, WAL), or for a read-only store one
+    /// read-only connection (an empty in-memory database when the home has none yet).
+    let pool: any DatabaseWriter
     /// The local image copies.
     public let media: MediaLibrary
     /// The clock edits are stamped with.
     let now: @Sendable () -> Date
+    /// How this store uses the database file.
+    public let access: Access
     /// Whether the writer connection is at `synchronous = FULL` (else NORMAL); read and changed only on the writer's
     /// connection, inside GRDB's serialized writer access (the lock adds nothing there but is cheap).
     private let writerWaitsForDisk = Locked(true)
+    /// What SQLite said when it found the file damaged, once it did: from then on nothing more is written.
+    private let damage = Locked<String?>(nil)
+    /// Whether the read-only connection created the `-wal` and `-shm` files it needs (removed again when it closes).
+    private let createdWALFiles: Bool
 
     /// How long a statement waits for another process's write lock before failing.
     public static let busyTimeout: TimeInterval = 10
 
-    /// Opens (creating when missing) the store of `home`, applying `migrations`.
+    /// Opens the store of `home`: `.readWrite` creates the home, its folders and the database when missing and
+    /// applies `migrations`; `.readOnly` creates and writes nothing.
+    ///
+    /// Read-only: a home without a database reads as empty; the connection is opened read-only (SQLite's `-wal` and
+    /// `-shm` files, which it needs beside the database, are removed again when the store closes if it created
+    /// them); in a folder that cannot be written, where SQLite cannot create those files, the database is read as
+    /// an immutable file. A database that lacks a migration this binary has is migrated first, through a read-write
+    /// open: the one write a reading command makes, once, after an upgrade.
     public init(
         home: RecipesHome, migrations: [Migration] = Migration.embedded,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, access: Access = .readWrite
     ) throws(StoreError) {
         let path = home.databaseURL.path
-        let applied = try Self.preflight(path: path, known: migrations.map(\.identifier))
+        let known = migrations.map(\.identifier)
+        self.home = home
+        self.media = MediaLibrary(directory: home.mediaURL)
+        self.now = now
+        self.access = access
+        if access == .readOnly {
+            // A home that is a file is refused as the read-write open refuses it (reading it as empty would hide it).
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: home.url.path, isDirectory: &isFolder), !isFolder.boolValue {
+                throw StoreError(.notAFolder(path: home.url.path))
+            }
+            let walExisted = FileManager.default.fileExists(atPath: path + "-wal")
+            let opened = try Self.preflight(path: path, known: known, keepOpen: true)
+            if let queue = opened.queue, opened.applied == known {
+                pool = queue
+                createdWALFiles = !walExisted && FileManager.default.fileExists(atPath: path + "-wal")
+                return
+            }
+            try? opened.queue?.close()
+            if opened.applied.isEmpty {
+                // No recipes database yet: an empty one in memory, so that reading commands create nothing.
+                do { pool = try DatabaseQueue(configuration: Self.connectionConfiguration()) } catch {
+                    throw Self.translate(error, path: path)
+                }
+                createdWALFiles = false
+                try migrate(migrations)
+                return
+            }
+            _ = try RecipeStore(home: home, migrations: migrations, now: now, access: .readWrite)  // the upgrade
+            let upgraded = try Self.preflight(path: path, known: known, keepOpen: true)
+            guard let queue = upgraded.queue else { throw StoreError(.cannotOpen(path: path, detail: "it disappeared")) }
+            pool = queue
+            createdWALFiles = false
+            return
+        }
+        let applied = try Self.preflight(path: path, known: known).applied
         try home.createDirectories()  // after the check: a refused home is left as it was, without new folders
+        createdWALFiles = false
         do {
             pool = try DatabasePool(path: path, configuration: Self.connectionConfiguration())
             // Every commit reaches the disk before it returns, so an edit the user saw succeed survives a power
@@ -41,11 +103,22 @@ public final class RecipeStore: Sendable {
         } catch {
             throw Self.translate(error, path: path)
         }
-        self.home = home
-        self.media = MediaLibrary(directory: home.mediaURL)
-        self.now = now
         // Only a home that lacks a migration takes the write lock; everyday commands open it read-mostly.
-        if applied != migrations.map(\.identifier) { try migrate(migrations) }
+        if applied != known { try migrate(migrations) }
+    }
+
+    deinit {
+        // A read-only connection cannot remove the `-wal` and `-shm` files it made SQLite create; a read-write one
+        // opened and closed after it does, as the last connection, when the WAL is still empty (nothing to copy
+        // into the database) and no damage was seen. Another process's open connection keeps them, as it should.
+        guard createdWALFiles, let queue = pool as? DatabaseQueue else { return }
+        try? queue.close()
+        let path = home.databaseURL.path
+        guard damage.withLock({ $0 == nil }),
+            let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int, size == 0,
+            let cleaner = try? DatabaseQueue(path: path, configuration: Self.connectionConfiguration())
+        else { return }
+        try? cleaner.close()
     }
 
     /// The identifiers of the migrations recorded in the database, in the order they were applied.
@@ -53,93 +126,12 @@ public final class RecipeStore: Sendable {
         try read { db in try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations ORDER BY rowid") }
     }
 
-    // MARK: Opening
-
-    /// Whether a sync of every due recipe would find nothing at all to do in `home`: no recipe pending, waiting,
-    /// deleting or uploading, no migration missing, and no file at all in `media/` or `outbox/` (a cancelled or
-    /// failed recipe's kept copy, or anything a sync might collect, leaves the answer to the sync itself: false).
-    ///
-    /// Answered without opening the store, which writes on every open (GRDB makes sure a WAL file exists by creating
-    /// and dropping a table when there is none; closing checkpoints and removes it again): most of cron's runs find
-    /// nothing to do and should cost next to nothing. It changes no recipe and writes nothing of its own. A home
-    /// without its folders or database is not known to be idle (false); a database file `init` refuses is refused
-    /// here alike, by the same read-only check.
-    public static func hasNothingToSync(home: RecipesHome, migrations: [Migration] = Migration.embedded) throws(StoreError) -> Bool {
-        func holdsNothing(_ folder: URL, besides ignored: String? = nil) -> Bool {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return false }
-            return names.allSatisfy { $0 == ignored }
-        }
-        guard holdsNothing(home.mediaURL, besides: MediaLibrary.lockFileName), holdsNothing(home.outboxURL) else {
-            return false
-        }
-        let path = home.databaseURL.path
-        let known = migrations.map(\.identifier)
-        let applied = try preflight(path: path, known: known)
-        guard !applied.isEmpty, applied == known else { return false }  // new, or to migrate: the store's open does it
-        // A connection that may write: as the last one to close it removes the -wal and -shm files, which the
-        // read-only check created and a read-only connection leaves behind (and, like any last connection, it
-        // checkpoints what a process that died left in the WAL).
-        do {
-            let queue = try DatabaseQueue(path: path, configuration: connectionConfiguration())
-            defer { try? queue.close() }
-            return try queue.read { db in
-                // The file replaced since the check (SQLite creates an empty one when it is gone): not idle.
-                guard try db.tableExists("recipes") else { return false }
-                return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates))") == false
-            }
-        } catch {
-            throw translate(error, path: path)
-        }
-    }
-
-    /// The settings of every connection: a wait of `busyTimeout` for another process's lock, foreign keys on.
-    static func connectionConfiguration(readonly: Bool = false) -> Configuration {
-        var config = Configuration()
-        config.readonly = readonly
-        config.busyMode = .timeout(busyTimeout)
-        config.foreignKeysEnabled = true
-        return config
-    }
-
-    /// Refuses, without writing to it, a file that is not a recipes database this binary can use; returns the
-    /// migrations it has applied, in order (none for a new or empty file).
-    static func preflight(path: String, known: [String]) throws(StoreError) -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
-        if isDirectory.boolValue { throw StoreError(.notADatabase(path: path)) }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError(.cannotOpen(path: path, detail: "permission denied"))
-        }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        try? handle.close()
-        if header.isEmpty { return [] }  // an empty file is an empty database
-        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError(.notADatabase(path: path)) }
-
-        do {
-            let queue = try DatabaseQueue(path: path, configuration: connectionConfiguration(readonly: true))
-            defer { try? queue.close() }
-            return try queue.read { db in
-                let tables = try String.fetchAll(
-                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                if tables.isEmpty { return [] }
-                guard tables.contains("schema_migrations") else { throw StoreError(.foreignDatabase(path: path)) }
-                let applied = try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations ORDER BY rowid")
-                let unknown = applied.filter { !known.contains($0) }
-                if !unknown.isEmpty { throw StoreError(.newerDatabase(path: path, unknownMigrations: unknown)) }
-                return applied
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw translate(error, path: path)
-        }
-    }
-
     /// Applies every migration not yet recorded, each in one immediate transaction with its bookkeeping row.
     ///
     /// The check happens inside the transaction, so two processes opening a new home at once apply each step once.
     func migrate(_ migrations: [Migration]) throws(StoreError) {
         let known = migrations.map(\.identifier)
+        try refuseIfDamaged()
         do {
             try pool.writeWithoutTransaction { db in
                 try setWaitsForDisk(true, db)
@@ -165,11 +157,14 @@ public final class RecipeStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw Self.translate(error, path: home.databaseURL.path)
+            throw failure(error, inChange: true)
         }
     }
 
     // MARK: Access
+
+    /// Whether SQLite reported the database file damaged to this store (which then writes nothing more to it).
+    public var isDamaged: Bool { damage.withLock { $0 != nil } }
 
     /// Runs `body` in a read transaction, translating SQLite errors.
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
@@ -178,7 +173,7 @@ public final class RecipeStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw Self.translate(error, path: home.databaseURL.path)
+            throw failure(error, inChange: false)
         }
     }
 
@@ -191,7 +186,7 @@ public final class RecipeStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw Self.translate(error, path: home.databaseURL.path)
+            throw failure(error, inChange: false)
         }
     }
 
@@ -199,8 +194,13 @@ public final class RecipeStore: Sendable {
     ///
     /// The commit is on disk when this returns, unless `waitForDisk` is false: then it is written to the WAL without
     /// a sync (`synchronous = NORMAL` for this one transaction), and reaches the disk with the next synced commit or
-    /// checkpoint. Only for bookkeeping that a power cut may lose without harm (see `finishChains`).
+    /// checkpoint. Only for bookkeeping that a power cut may lose without harm (see `finishChains`). Refused without
+    /// touching the file once it was found damaged, and on a read-only store.
     func write<T>(waitForDisk: Bool = true, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        try refuseIfDamaged()
+        guard access == .readWrite else {
+            throw StoreError(.database(detail: "this command opened the database read-only and cannot change it"))
+        }
         do {
             return try pool.writeWithoutTransaction { db in
                 try setWaitsForDisk(waitForDisk, db)
@@ -219,7 +219,7 @@ public final class RecipeStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw Self.translate(error, path: home.databaseURL.path)
+            throw failure(error, inChange: true)
         }
     }
 
@@ -235,13 +235,43 @@ public final class RecipeStore: Sendable {
         }
     }
 
-    /// Turns a GRDB/SQLite error into a store error that says what to do.
-    static func translate(_ error: any Error, path: String) -> StoreError {
+    // MARK: Damage
+
+    /// Throws the damage found earlier, without touching the file: a change after it is refused.
+    private func refuseIfDamaged() throws(StoreError) {
+        guard let detail = damage.withLock({ $0 }) else { return }
+        throw StoreError(.corruptDatabase(path: home.databaseURL.path, detail: detail, changeDiscarded: true))
+    }
+
+    /// The store error for `error`, met reading or inside a change (`inChange`: rolled back); when SQLite found the
+    /// file damaged, this store stops writing to it first.
+    private func failure(_ error: any Error, inChange: Bool) -> StoreError {
+        let translated = Self.translate(error, path: home.databaseURL.path, inChange: inChange)
+        if case .corruptDatabase(_, let detail, _) = translated.kind { stopWriting(detail) }
+        return translated
+    }
+
+    /// Records the damage (later changes are refused) and keeps the writer from checkpointing the WAL into the file
+    /// when it closes: what the WAL holds stays beside the file, for `recipes doctor` to read.
+    private func stopWriting(_ detail: String) {
+        let first = damage.withLock { recorded in
+            defer { if recorded == nil { recorded = detail } }
+            return recorded == nil
+        }
+        // A read-only connection cannot checkpoint; the writer of a pool can.
+        guard first, pool is DatabasePool else { return }
+        pool.writeWithoutTransaction { db in Self.stopCheckpoints(db) }
+    }
+
+    /// Turns a GRDB/SQLite error into a store error that says what to do; `inChange` when it was met inside a change,
+    /// which was rolled back.
+    static func translate(_ error: any Error, path: String, inChange: Bool = false) -> StoreError {
         if let error = error as? StoreError { return error }
         if let db = error as? DatabaseError {
             switch db.resultCode {
             case .SQLITE_NOTADB: return StoreError(.notADatabase(path: path))
-            case .SQLITE_CORRUPT: return StoreError(.corruptDatabase(path: path, detail: db.message ?? "corrupt"))
+            case .SQLITE_CORRUPT:
+                return StoreError(.corruptDatabase(path: path, detail: db.message ?? "corrupt", changeDiscarded: inChange))
             case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY:
                 return StoreError(.cannotOpen(path: path, detail: db.message ?? "\(db.resultCode)"))
             case .SQLITE_BUSY, .SQLITE_LOCKED:

@@ -41,13 +41,20 @@ public struct RecipesHome: Sendable, Equatable {
     public var mediaURL: URL { url.appendingPathComponent("media") }
     /// JSON payloads being uploaded.
     public var outboxURL: URL { url.appendingPathComponent("outbox") }
+    /// Images of synced recipes, `<sha256>.<ext>` (written by two-way sync's pulls).
+    public var imagesURL: URL { url.appendingPathComponent("images") }
     /// Logs of background runs.
     public var logsURL: URL { url.appendingPathComponent("logs") }
     /// The REPL's line history.
     public var historyURL: URL { url.appendingPathComponent("history") }
 
-    /// Creates the home and its folders when missing (mode 0700 for the home).
+    /// The folders recipes writes its own files into and deletes them from; none may be a symbolic link.
+    public var ownFolders: [URL] { [mediaURL, outboxURL, imagesURL] }
+
+    /// Creates the home and its folders when missing (mode 0700 for the home); refuses a `media/`, `outbox/` or
+    /// `images/` that is a symbolic link or not a folder (`StoreError.Kind.symlinkedFolder`), before creating anything.
     public func createDirectories() throws(StoreError) {
+        for folder in ownFolders { try HomeFolder.check(folder.path) }
         try Self.makeDirectory(url.path, mode: 0o700)
         for sub in [mediaURL, outboxURL] { try Self.makeDirectory(sub.path, mode: 0o755) }
         try Self.makeDirectory(logsURL.path, mode: 0o700)  // what background runs did, for this user only

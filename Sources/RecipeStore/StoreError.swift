@@ -7,7 +7,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case notADatabase(path: String)
         case foreignDatabase(path: String)
         case newerDatabase(path: String, unknownMigrations: [String])
-        case corruptDatabase(path: String, detail: String)
+        /// SQLite found the file damaged; `changeDiscarded` when it was met inside a change, which was rolled back.
+        case corruptDatabase(path: String, detail: String, changeDiscarded: Bool)
         case cannotOpen(path: String, detail: String)
         case unknownRecipe(id: Int64)
         case recipeDeleted(id: Int64)
@@ -24,6 +25,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case noImage(id: Int64)
         case fileSystem(path: String, detail: String)
         case notAFolder(path: String)
+        /// A folder recipes writes and deletes its own files in (`media/`, `outbox/`, `images/`) is a symbolic link.
+        case symlinkedFolder(path: String, destination: String)
         case database(detail: String)
     }
 
@@ -53,8 +56,10 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case .newerDatabase(let path, let unknown):
             return "\(path) was written by a newer version of recipes (unknown migration \(unknown.joined(separator: ", "))); "
                 + "upgrade recipes to use it; the file was left untouched"
-        case .corruptDatabase(let path, let detail):
-            return "\(path) is damaged (\(detail)); restore it from a backup or move it aside"
+        case .corruptDatabase(let path, let detail, let changeDiscarded):
+            return "\(path) is damaged (\(detail)); " + (changeDiscarded ? "this change was not saved, and " : "")
+                + "recipes writes nothing more to it: run `recipes doctor` to check it and save every readable recipe "
+                + "into a new database"
         case .cannotOpen(let path, let detail):
             return "cannot open \(path): \(detail); check the path and its permissions"
         case .unknownRecipe(let id):
@@ -97,6 +102,10 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             return "cannot write \(path): \(detail); check free space and permissions"
         case .notAFolder(let path):
             return "\(path) exists and is not a folder; choose another home with --home or RECIPES_HOME"
+        case .symlinkedFolder(let path, let destination):
+            return "\(path) is a symbolic link to \(destination); recipes writes and deletes its own files in that folder, "
+                + "so it will not follow a link out of its home: remove the link (`rm \(path)` leaves \(destination) as it "
+                + "is) and run the command again"
         case .database(let detail):
             return "database error: \(detail)"
         }

@@ -8,7 +8,8 @@ import Glibc
 /// `.tmp-<writer>@<random>`, the writer being the `LeaseOwner` string of the writing process. Garbage collection
 /// then removes the file of a writer killed mid-write (`kill -9`) at once, and never the file of a live writer,
 /// however long it takes. Names without a writer (`.tmp-<random>`, as older versions wrote) are
-/// collected once they are older than `grace`.
+/// collected once they are older than `grace`. Only names of exactly these shapes are ever collected (see
+/// `OwnFileNames.isTemporaryFile`).
 public enum TemporaryFiles {
     /// How long garbage collection leaves alone a temporary file that names no writer (another process may be
     /// writing it).
@@ -26,13 +27,12 @@ public enum TemporaryFiles {
         return String(name[name.index(name.startIndex, offsetBy: prefix.count)..<at])
     }
 
-    /// Whether `name` (the file at `path`) is a temporary file whose writer may still be at work: its named writer
+    /// Whether `name` (an entry of `folder`) is a temporary file whose writer may still be at work: its named writer
     /// is alive, or (writer unknown) it was modified less than `grace` before `now`. False for any other name.
-    static func isLive(_ name: String, path: String, now: Date, isWriterAlive: (String) -> Bool) -> Bool {
+    static func isLive(_ name: String, in folder: HomeFolder, now: Date, isWriterAlive: (String) -> Bool) -> Bool {
         guard name.hasPrefix(prefix) else { return false }
         if let writer = writer(of: name) { return isWriterAlive(writer) }
-        var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        return now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec) < grace
+        guard let modified = folder.modificationTime(of: name) else { return false }
+        return now.timeIntervalSince1970 - modified < grace
     }
 }

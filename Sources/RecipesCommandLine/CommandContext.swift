@@ -37,7 +37,11 @@ struct CommandContext {
         return configuration
     }
 
-    func openStore() throws -> RecipeStore { try RecipeStore(home: home) }
+    /// Opens the home's store: `.readWrite` for commands that change something, `.readOnly` for those that only read
+    /// (which then create and write nothing, and work in a read-only home).
+    func openStore(_ access: RecipeStore.Access = .readWrite) throws -> RecipeStore {
+        try RecipeStore(home: home, access: access)
+    }
 
     /// Runs `body`, turning a failure into one `recipes: …` line on stderr and exit status 1.
     func reportingFailures(_ body: () throws -> Void) throws {

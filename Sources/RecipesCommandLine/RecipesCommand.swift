@@ -17,7 +17,7 @@ public struct RecipesCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             EditCommand.self, ListCommand.self, ShowCommand.self, StatusCommand.self, SyncCommand.self,
-            CancelCommand.self, CronCommand.self, ConfigCommand.self,
+            CancelCommand.self, CronCommand.self, ConfigCommand.self, DoctorCommand.self,
         ]
     )
 

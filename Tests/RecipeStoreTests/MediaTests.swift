@@ -83,12 +83,14 @@ struct MediaTests {
         let kept = try store.apply(.setImage(try store.media.stage(from: dir.file("a.png", pngBytes()))), to: id)
             .image!.localFileName!
         let media = store.media.directory.path
-        _ = FileManager.default.createFile(atPath: media + "/orphan.png", contents: Data(pngBytes(seed: 9)))
-        _ = FileManager.default.createFile(atPath: media + "/.tmp-fresh", contents: Data([1]))
-        #expect(try store.collectGarbage() == ["orphan.png"])
+        // Names recipes writes: a copy no recipe refers to, and an older version's temporary name (no writer).
+        let orphan = sha256(pngBytes(seed: 9)) + ".png", fresh = ".tmp-" + UUID().uuidString.lowercased()
+        _ = FileManager.default.createFile(atPath: media + "/" + orphan, contents: Data(pngBytes(seed: 9)))
+        _ = FileManager.default.createFile(atPath: media + "/" + fresh, contents: Data([1]))
+        #expect(try store.collectGarbage() == [orphan])
         clock += TemporaryFiles.grace + 60
         let later = try RecipeStore(home: dir.home, now: { [clock] in clock })
-        #expect(try later.collectGarbage() == [".tmp-fresh"])
+        #expect(try later.collectGarbage() == [fresh])
         #expect(FileManager.default.fileExists(atPath: store.media.path(of: kept)))
     }
 
@@ -100,7 +102,7 @@ struct MediaTests {
         let stagedName = URL(fileURLWithPath: staged.temporaryPath).lastPathComponent
         #expect(stagedName.hasPrefix(".tmp-\(LeaseOwner.current)@"))
         // A process killed while copying (pid 2147483646 does not exist) left its temporary copy.
-        let dead = ".tmp-2147483646:1@0f1e"
+        let dead = ".tmp-2147483646:1@" + UUID().uuidString.lowercased()
         #expect(FileManager.default.createFile(atPath: store.media.path(of: dead), contents: Data([1])))
         #expect(try store.collectGarbage() == [dead])
         #expect(FileManager.default.fileExists(atPath: staged.temporaryPath), "this process is still copying it")

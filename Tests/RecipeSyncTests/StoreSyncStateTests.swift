@@ -473,7 +473,8 @@ struct StoreSyncStateTests {
         let f = try Fixture()
         let outbox = Outbox(directory: f.store.home.outboxURL)
         try FileManager.default.createDirectory(at: f.store.home.outboxURL, withIntermediateDirectories: true)
-        let dead = ".tmp-\(Self.other)@0f1e", live = ".tmp-\(Self.me)@2d3c", unnamed = ".tmp-4b5a"
+        let random = { UUID().uuidString.lowercased() }
+        let dead = ".tmp-\(Self.other)@\(random())", live = ".tmp-\(Self.me)@\(random())", unnamed = ".tmp-\(random())"
         for name in [dead, live, unnamed] {
             #expect(FileManager.default.createFile(atPath: outbox.path(of: name), contents: Data("{".utf8)))
         }
@@ -507,7 +508,7 @@ extension StoreSyncStateTests {
 }
 
 extension StoreSyncStateTests {
-    @Test("hasNothingToSync: true only with no recipe pending, waiting, deleting or uploading, no migration missing and no file in media/ or outbox/; the database and its WAL keep their bytes")
+    @Test("hasNothingToSync: true only with no recipe pending, waiting, deleting or uploading, no migration missing and no file recipes wrote in media/ or outbox/; the database and its WAL keep their bytes")
     func nothingToSync() throws {
         let home = try ClientHome()
         let store = home.store
@@ -546,11 +547,18 @@ extension StoreSyncStateTests {
         try store.finishChains([ChainEnding(deletion, .uploaded(revision: deletion.revision))], owner: Self.me)
         #expect(try idle(), "the deletion sent")
 
-        for folder in [store.home.mediaURL, store.home.outboxURL] {
-            let stray = folder.appendingPathComponent("stray")
+        // A file under a name recipes writes is for a sync to collect; one it did not write is left alone, so it
+        // keeps nothing busy.
+        let ownNames = [String(repeating: "a", count: 64) + ".png", UUID().uuidString.lowercased() + "-1.json"]
+        for (folder, own) in zip([store.home.mediaURL, store.home.outboxURL], ownNames) {
+            let stray = folder.appendingPathComponent(own)
             #expect(FileManager.default.createFile(atPath: stray.path, contents: Data("x".utf8)))
             #expect(try !idle(), "a file in \(folder.lastPathComponent)/ for a sync to collect")
             try FileManager.default.removeItem(at: stray)
+            let foreign = folder.appendingPathComponent("stray")
+            #expect(FileManager.default.createFile(atPath: foreign.path, contents: Data("x".utf8)))
+            #expect(try idle(), "a file recipes did not write in \(folder.lastPathComponent)/")
+            try FileManager.default.removeItem(at: foreign)
         }
         #expect(try idle())
         let next = Migration.embedded + [Migration(identifier: "9000_next", sql: "CREATE TABLE next (id INTEGER)")]

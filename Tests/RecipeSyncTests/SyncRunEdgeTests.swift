@@ -61,7 +61,8 @@ extension SyncRunTests {
             let recipe = try home.makeRecipe("due")
             try FileManager.default.createDirectory(at: home.store.home.outboxURL, withIntermediateDirectories: true)
             // Owner strings `LeaseOwner.isAlive` cannot judge (it calls them alive): only the run's own check decides.
-            let gone = ".tmp-writer-gone:1@0f1e", running = ".tmp-writer-running:2@2d3c"
+            let gone = ".tmp-writer-gone:1@\(UUID().uuidString.lowercased())"
+            let running = ".tmp-writer-running:2@\(UUID().uuidString.lowercased())"
             for folder in [home.store.home.mediaURL, home.store.home.outboxURL] {
                 for name in [gone, running] {
                     #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data([1])))

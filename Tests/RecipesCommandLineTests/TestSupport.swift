@@ -21,12 +21,14 @@ struct ProcessResult {
     var stderr: String
 }
 
-/// Runs the built `recipes` binary with `arguments`, feeding `input` on stdin, with a clean environment.
+/// Runs the built `recipes` binary with `arguments`, feeding `input` on stdin, with a clean environment; `executable`
+/// runs another program instead (e.g. `setpriv` starting `recipes` as another user).
 func runRecipes(
-    _ arguments: [String], input: String = "", environment: [String: String] = [:], binary: String = "recipes"
+    _ arguments: [String], input: String = "", environment: [String: String] = [:], binary: String = "recipes",
+    executable: URL? = nil
 ) throws -> ProcessResult {
     let process = Process()
-    process.executableURL = builtProduct(binary)
+    process.executableURL = executable ?? builtProduct(binary)
     process.arguments = arguments
     var env = ["PATH": "/usr/bin:/bin", "HOME": FileManager.default.temporaryDirectory.path, "LANG": "C.UTF-8"]
     env.merge(environment) { $1 }

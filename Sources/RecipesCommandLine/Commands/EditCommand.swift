@@ -26,7 +26,7 @@ struct EditCommand: AsyncParsableCommand {
         try context.reportingFailures {
             let configuration = try context.configuration()
             session = ReplSession(
-                store: try context.openStore(), configuration: configuration, console: context.console,
+                store: try context.openStore(.readOnly), configuration: configuration, console: context.console,
                 environment: context.environment, interactive: isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1)
         }
         guard let session else { throw ExitCode.failure }

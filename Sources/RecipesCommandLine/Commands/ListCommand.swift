@@ -13,7 +13,7 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
-            let store = try context.openStore()
+            let store = try context.openStore(.readOnly)
             let formatter = RecipeFormatter(media: store.media, now: Date())
             let recipes = try store.recipes()
             context.console.out(json ? formatter.listJSON(recipes) : formatter.list(recipes))

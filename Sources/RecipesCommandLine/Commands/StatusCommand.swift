@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RecipeStore
 
 /// `recipes status [<id>...]`: where each recipe stands with the server.
 struct StatusCommand: ParsableCommand {
@@ -21,10 +22,22 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
-            let store = try context.openStore()
+            let store = try context.openStore(.readOnly)
             let formatter = RecipeFormatter(media: store.media, now: Date())
             let recipes = try store.recipes(ids: ids.isEmpty ? nil : ids)
-            context.console.out(json ? formatter.statusJSON(recipes) : formatter.status(recipes))
+            let notes = Self.folderNotes(context.home)
+            if json {
+                // The array keeps exactly its keys: what is said about the folders goes to stderr.
+                context.console.out(formatter.statusJSON(recipes))
+                context.console.err(notes.map { "recipes: note: \($0)\n" }.joined())
+            } else {
+                context.console.out(formatter.status(recipes) + notes.map { "note: \($0)\n" }.joined())
+            }
         }
+    }
+
+    /// The lines `status` adds once about the home's folders (see `FolderNote`), safe to print.
+    static func folderNotes(_ home: RecipesHome) -> [String] {
+        home.folderNotes().map { TerminalText.clean($0.text) }
     }
 }

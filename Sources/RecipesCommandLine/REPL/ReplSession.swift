@@ -6,6 +6,9 @@ import RecipeStore
 ///
 /// A failed command changes nothing (each edit is one transaction) and prints one `error:` line on stderr, its
 /// control characters (of a typed path, say) shown as spaces.
+///
+/// A session given a read-only store (what `recipes edit` opens) reads through it and opens the store read-write at
+/// its first command that changes something: a session that only reads never writes to the database.
 public final class ReplSession {
     /// What running one line came to.
     public enum LineResult: Equatable, Sendable {
@@ -19,7 +22,8 @@ public final class ReplSession {
         case quit
     }
 
-    let store: RecipeStore
+    /// The store: read-only until the first change (see `writableStore`).
+    private(set) var store: RecipeStore
     let configuration: ClientConfiguration
     let console: any Console
     let now: @Sendable () -> Date
@@ -60,28 +64,37 @@ public final class ReplSession {
         }
     }
 
+    /// The store, opened read-write first if it was read-only (for the commands that change something).
+    func writableStore() throws -> RecipeStore {
+        if store.access == .readWrite { return store }
+        store = try RecipeStore(home: store.home, access: .readWrite)
+        return store
+    }
+
     func execute(_ command: ReplCommand) async throws -> LineResult {
         let formatter = RecipeFormatter(media: store.media, now: now())
         switch command {
         case .new(let title):
-            let recipe = try store.create(title: title)
+            let recipe = try writableStore().create(title: title)
             console.out("created \(recipe.id)\n")
         case .list:
             console.out(formatter.list(try store.recipes()))
         case .show(let id):
             console.out(formatter.show(try store.recipe(id: id)))
         case .edit(let id, let change):
-            try store.apply(change, to: id)
+            try writableStore().apply(change, to: id)
         case .setImage(let id, let path):
             try attachImage(at: path, to: id)
         case .delete(let id):
-            try store.delete(id)
+            try writableStore().delete(id)
         case .status(let ids):
-            console.out(formatter.status(try store.recipes(ids: ids.isEmpty ? nil : ids)))
+            let notes = StatusCommand.folderNotes(store.home).map { "note: \($0)\n" }.joined()
+            console.out(formatter.status(try store.recipes(ids: ids.isEmpty ? nil : ids)) + notes)
         case .sync(let ids):
             let mode = SyncOutputMode.select(
                 background: false, json: false, environment: environment, stdoutIsTerminal: interactive)
             let invocation = SyncInvocation(ids: ids.isEmpty ? nil : ids, mode: mode)
+            let store = try writableStore()
             let context = CommandContext(home: store.home, environment: environment, console: console)
             let summary = try await invocation.run(context: context, store: store, configuration: configuration)
             if summary.credentialsRefused {
@@ -91,7 +104,7 @@ public final class ReplSession {
                 throw CommandLineError("sync: \(summary.failed) recipe(s) failed; `status` says why")
             }
         case .cancel(let id):
-            console.out(try await CancelCommand.cancel(id, store: store) + "\n")
+            console.out(try await CancelCommand.cancel(id, store: writableStore()) + "\n")
         case .help(let topic):
             console.out(Self.help(topic: topic))
         case .quit:
@@ -102,6 +115,7 @@ public final class ReplSession {
 
     /// Checks and copies the file at `path` into the media folder, then attaches it in one transaction.
     func attachImage(at path: String, to id: Int64) throws {
+        let store = try writableStore()
         _ = try store.recipe(id: id)  // an unknown id fails before any copying
         let staged = try store.media.stage(from: expandTilde(path), maxBytes: configuration.imageMaxBytes)
         do {

@@ -1,0 +1,143 @@
+import CSQLite
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RecipeStore {
+    /// Whether a sync of every due recipe would find nothing at all to do in `home`: no recipe pending, waiting,
+    /// deleting or uploading, no migration missing, and no file recipes wrote in `media/` or `outbox/` (a cancelled or
+    /// failed recipe's kept copy, or anything a sync might collect, leaves the answer to the sync itself: false).
+    ///
+    /// Answered without opening the store, which writes on every open (GRDB makes sure a WAL file exists by creating
+    /// and dropping a table when there is none; closing checkpoints and removes it again): most of cron's runs find
+    /// nothing to do and should cost next to nothing. It changes no recipe and writes nothing of its own. A home
+    /// without its folders or database is not known to be idle (false); a database file `init` refuses is refused
+    /// here alike, by the same read-only check.
+    public static func hasNothingToSync(home: RecipesHome, migrations: [Migration] = Migration.embedded) throws(StoreError) -> Bool {
+        // Entries recipes did not write are left alone by a sync, so they do not count; a missing folder, or one
+        // that is a link (which the sync refuses, saying why), is not known to be idle.
+        func holdsNothing(_ folder: URL, _ isOwn: (HomeFolder.Entry) -> Bool) -> Bool {
+            guard let opened = try? HomeFolder.open(folder.path), let entries = try? opened.entries() else { return false }
+            return !entries.contains(where: isOwn)
+        }
+        guard holdsNothing(home.mediaURL, MediaLibrary.isOwnFile), holdsNothing(home.outboxURL, Outbox.isOwnFile) else {
+            return false
+        }
+        let path = home.databaseURL.path
+        let known = migrations.map(\.identifier)
+        let applied = try preflight(path: path, known: known).applied
+        guard !applied.isEmpty, applied == known else { return false }  // new, or to migrate: the store's open does it
+        // A connection that may write: as the last one to close it removes the -wal and -shm files, which the
+        // read-only check created and a read-only connection leaves behind (and, like any last connection, it
+        // checkpoints what a process that died left in the WAL) — unless SQLite found the file damaged.
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: connectionConfiguration())
+            defer { try? queue.close() }
+            do {
+                return try queue.read { db in
+                    // The file replaced since the check (SQLite creates an empty one when it is gone): not idle.
+                    guard try db.tableExists("recipes") else { return false }
+                    return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates))") == false
+                }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+                queue.writeWithoutTransaction { db in stopCheckpoints(db) }
+                throw error
+            }
+        } catch {
+            throw translate(error, path: path)
+        }
+    }
+
+    /// The settings of every connection: a wait of `busyTimeout` for another process's lock, foreign keys on.
+    static func connectionConfiguration(readonly: Bool = false) -> Configuration {
+        var config = Configuration()
+        config.readonly = readonly
+        config.busyMode = .timeout(busyTimeout)
+        config.foreignKeysEnabled = true
+        return config
+    }
+
+    /// Refuses, without writing to it, a file that is not a recipes database this binary can use; returns the
+    /// migrations it has applied, in order (none for a new or empty file), and with `keepOpen` the read-only
+    /// connection it checked them through (nil for a missing or empty file).
+    static func preflight(
+        path: String, known: [String], keepOpen: Bool = false
+    ) throws(StoreError) -> (queue: DatabaseQueue?, applied: [String]) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return (nil, []) }
+        if isDirectory.boolValue { throw StoreError(.notADatabase(path: path)) }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreError(.cannotOpen(path: path, detail: "permission denied"))
+        }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        if header.isEmpty { return (nil, []) }  // an empty file is an empty database
+        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError(.notADatabase(path: path)) }
+
+        var opened: DatabaseQueue?
+        do {
+            let queue = try openReadOnly(path: path)
+            opened = queue
+            let applied = try queue.read { db in
+                let tables = try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                if tables.isEmpty { return [String]() }
+                guard tables.contains("schema_migrations") else { throw StoreError(.foreignDatabase(path: path)) }
+                let applied = try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations ORDER BY rowid")
+                let unknown = applied.filter { !known.contains($0) }
+                if !unknown.isEmpty { throw StoreError(.newerDatabase(path: path, unknownMigrations: unknown)) }
+                return applied
+            }
+            if keepOpen { return (queue, applied) }
+            try? queue.close()
+            return (nil, applied)
+        } catch {
+            try? opened?.close()
+            throw translate(error, path: path)
+        }
+    }
+
+    /// A read-only connection to the database at `path`, checked with a first read.
+    ///
+    /// SQLite reads a WAL database through its `-wal` and `-shm` files, creating them when missing; in a folder it
+    /// cannot write (a read-only home) it cannot, and the file is then opened immutable: nobody can write a WAL
+    /// database there either. That is refused when a `-wal` file holds changes not yet in the database, which an
+    /// immutable open would not see. See https://www.sqlite.org/wal.html#readonly.
+    static func openReadOnly(path: String) throws -> DatabaseQueue {
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: connectionConfiguration(readonly: true))
+            do {
+                _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+                return queue
+            } catch {
+                try? queue.close()
+                throw error
+            }
+        } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode) {
+            // SQLite says "unable to open" or "attempt to write a readonly database" (it could not create `-shm`).
+            let folder = (path as NSString).deletingLastPathComponent
+            guard Glibc.access(folder, W_OK) != 0 else { throw error }
+            let wal = path + "-wal"
+            if let size = (try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int, size > 0 {
+                throw StoreError(.cannotOpen(
+                    path: path,
+                    detail: "its folder cannot be written and \(wal) holds changes not yet in the database; "
+                        + "make the folder writable (chmod u+w \(folder)) so that SQLite can read them"))
+            }
+            let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+            let queue = try DatabaseQueue(
+                path: "file:\(encoded)?immutable=1", configuration: connectionConfiguration(readonly: true))
+            _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            return queue
+        }
+    }
+
+    /// Keeps `db` from checkpointing the WAL into the database file when it closes (what a connection does once
+    /// SQLite found the file damaged). See https://www.sqlite.org/c3ref/c_dbconfig_defensive.html.
+    static func stopCheckpoints(_ db: Database) {
+        guard let connection = db.sqliteConnection else { return }
+        _ = recipes_sqlite3_no_checkpoint_on_close(connection)
+    }
+}

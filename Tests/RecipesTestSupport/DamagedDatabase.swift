@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import RecipeStore
+
+/// Fills `home` (created by a first store open) with `count` recipes, each with one ingredient and one step long
+/// enough that the three tables spread over many pages, in one transaction (a store edit per row would wait for the
+/// disk a thousand times). Titles are `Recipe <id>`.
+public func fillHome(_ home: RecipesHome, count: Int) throws {
+    do { _ = try RecipeStore(home: home) }
+    let queue = try DatabaseQueue(path: home.databaseURL.path)
+    try queue.write { db in
+        for number in 1...count {
+            try db.execute(
+                sql: """
+                    INSERT INTO recipes (id, uuid, title, revision, synced_revision, state, created_at, updated_at)
+                    VALUES (?, ?, ?, 3, 2, 'pending', 0, 0)
+                    """,
+                arguments: [number, UUID().uuidString.lowercased(), "Recipe \(number)"])
+            try db.execute(sql: "INSERT INTO ingredients (recipe_id, position, text) VALUES (?, 1, ?)",
+                           arguments: [number, "ingredient \(number) " + String(repeating: "x", count: 200)])
+            try db.execute(sql: "INSERT INTO steps (recipe_id, position, text) VALUES (?, 1, ?)",
+                           arguments: [number, "step \(number) " + String(repeating: "y", count: 300)])
+        }
+    }
+    try queue.close()
+}
+
+/// Overwrites `pages` pages in the middle of the SQLite file at `path` with a fixed garbage pattern (the page size
+/// read from the file's header), as a failing disk might; returns the file's bytes afterwards.
+@discardableResult
+public func damageMiddlePages(ofDatabaseAt path: String, pages: Int = 3) throws -> Data {
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    let declared = Int(bytes[16]) << 8 | Int(bytes[17])
+    let pageSize = declared == 1 ? 65_536 : declared
+    let first = bytes.count / pageSize / 2
+    for page in first..<(first + pages) {
+        for offset in (page * pageSize)..<min(bytes.count, (page + 1) * pageSize) {
+            bytes[offset] = UInt8(truncatingIfNeeded: offset &* 31 &+ 0xA5)
+        }
+    }
+    try bytes.write(to: URL(fileURLWithPath: path))
+    return bytes
+}
+
+/// How each recipe of a damaged home reads through a read-only store: whole, its row but not its parts, or not at
+/// all.
+public struct DamageMap {
+    public var whole: [Int64] = []
+    public var partsUnreadable: [Int64] = []
+    public var rowUnreadable: [Int64] = []
+
+    /// Reads ids `1...count` of `home` one by one.
+    public init(home: RecipesHome, count: Int) throws {
+        let store = try RecipeStore(home: home, access: .readOnly)
+        for id in Int64(1)...Int64(count) {
+            if (try? store.recipe(id: id)) != nil {
+                whole.append(id)
+            } else if (try? store.recipes(ids: [id])) != nil {
+                partsUnreadable.append(id)
+            } else {
+                rowUnreadable.append(id)
+            }
+        }
+    }
+}
