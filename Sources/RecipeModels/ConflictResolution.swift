@@ -64,6 +64,8 @@ public enum ConflictError: Error, Equatable, LocalizedError {
         case .unknownField(let name):
             "'\(name)' is not a field; name one of title, description, yield, keywords, image, ingredients, steps, "
                 + "ingredient N or step N"
+        case .notInConflict(let name, let conflicting) where conflicting.isEmpty:
+            "\(name) is not in conflict; no field is"
         case .notInConflict(let name, let conflicting):
             "\(name) is not in conflict; the conflicting fields are: \(conflicting.joined(separator: ", "))"
         case .deletionIsWhole:
@@ -79,13 +81,14 @@ public enum ConflictError: Error, Equatable, LocalizedError {
 extension MergeResult {
     /// These merged fields with the chosen conflicts resolved to `side`, and the conflicts left.
     ///
-    /// `only` nil resolves every conflict; otherwise the conflicts the selectors pick, each of which must pick at
-    /// least one. Resolving to mine keeps the draft's value; to theirs puts the server's value in its place (for a
+    /// `only` nil or empty resolves every conflict; otherwise the conflicts the selectors pick, each of which must
+    /// pick at least one. Resolving to mine keeps the draft's value; to theirs puts the server's value in its place (for a
     /// list place, the server's element or run replaces mine's, which can shift the places after it: the conflicts
     /// left are renumbered to their places in the resulting list).
     public func resolving(to side: ConflictSide, only selectors: [ConflictSelector]? = nil) throws(ConflictError)
         -> MergeResult
     {
+        let selectors = selectors?.isEmpty == true ? nil : selectors
         if let selectors {
             for selector in selectors where !conflicts.contains(where: { selector.selects($0.field) }) {
                 throw .notInConflict(selector.name, conflicting: conflicts.map(\.field.name))

@@ -46,7 +46,7 @@ public enum ConflictField: Sendable, Hashable, Comparable {
     }
 
     /// The list the field is a place of, if it is one.
-    var list: RecipeList? {
+    public var list: RecipeList? {
         switch self {
         case .ingredient: .ingredients
         case .step: .steps
@@ -55,7 +55,7 @@ public enum ConflictField: Sendable, Hashable, Comparable {
     }
 
     /// The place in its list, numbered from 1, if the field is a list element.
-    var number: Int? {
+    public var number: Int? {
         switch self {
         case .ingredient(let number), .step(let number): number
         default: nil

@@ -47,7 +47,7 @@ public enum RecipeConflict: Sendable, Equatable {
     /// Resolves the conflict to `side`, all of it or the fields `only` picks, given the stored draft `draft`.
     ///
     /// Field conflicts resolve as `MergeResult.resolving(to:only:)` says. A deletion conflict is resolved as a
-    /// whole (field names are refused): deleted on the server, mine re-creates the recipe there from the draft and
+    /// whole (field names are refused; none or an empty list is the whole): deleted on the server, mine re-creates the recipe there from the draft and
     /// theirs removes it here; deleted here, mine sends the deletion and theirs restores the server's copy.
     public func resolve(draft: RecipeFields, to side: ConflictSide, only selectors: [ConflictSelector]? = nil)
         throws(ConflictError) -> ConflictResolution
@@ -56,7 +56,7 @@ public enum RecipeConflict: Sendable, Equatable {
         case .fields(let conflicts):
             return .fields(try MergeResult(merged: draft, conflicts: conflicts).resolving(to: side, only: selectors))
         case .deletedOnServer, .deletedHere:
-            if selectors != nil { throw .deletionIsWhole }
+            if let selectors, !selectors.isEmpty { throw .deletionIsWhole }
             switch (self, side) {
             case (.deletedOnServer, .mine): return .recreateOnServer
             case (.deletedOnServer, .theirs): return .removeHere

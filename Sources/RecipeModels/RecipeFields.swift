@@ -44,10 +44,9 @@ public struct RecipeFields: Sendable, Equatable {
 extension Recipe {
     /// Replaces this recipe's mergeable fields with `fields`, keeping its ids, sync bookkeeping and date.
     ///
-    /// Nothing changes when `serverImage` throws.
-    ///
     /// A local image is attached as it is; a server image is handed to `serverImage`, which returns the reference
-    /// of its downloaded copy (a pull downloads an image before it applies the recipe that names it) or throws.
+    /// of its downloaded copy (a pull downloads an image before it applies the recipe that names it) or throws,
+    /// in which case nothing changes.
     public mutating func apply(
         _ fields: RecipeFields, serverImage: (_ sha256: String, _ url: String) throws -> ImageReference
     ) rethrows {

@@ -17,13 +17,15 @@ struct ConflictResolutionTests {
         #expect(Self.result.conflicts.map(\.field.name) == ["title", "ingredient 2", "ingredient 4", "step 1"])
     }
 
-    @Test("resolving everything to mine keeps the draft; to theirs takes every server value")
+    @Test("resolving everything to mine keeps the draft; to theirs (no field named) takes every server value")
     func resolveAll() throws {
         let mine = try Self.result.resolving(to: .mine)
         #expect(mine == MergeResult(merged: Self.result.merged, conflicts: []))
         let theirs = try Self.result.resolving(to: .theirs)
         #expect(theirs == MergeResult(
             merged: RecipeFields(title: "Broth", ingredients: ["a", "c", "D2", "e", "f"], steps: ["roast"]), conflicts: []))
+        let emptySelection = try Self.result.resolving(to: .theirs, only: [])
+        #expect(emptySelection == theirs)
     }
 
     @Test("resolving one place to theirs renumbers the conflicts after it")
@@ -74,6 +76,8 @@ struct ConflictResolutionTests {
         }
         #expect(ConflictError.notInConflict("image", conflicting: ["title", "step 1"]).errorDescription
             == "image is not in conflict; the conflicting fields are: title, step 1")
+        #expect(ConflictError.notInConflict("image", conflicting: []).errorDescription
+            == "image is not in conflict; no field is")
     }
 
     @Test("a draft whose list no longer holds a conflict's value is refused rather than resolved wrongly")
@@ -102,6 +106,7 @@ struct ConflictResolutionTests {
         #expect(try RecipeConflict.deletedOnServer.resolve(draft: draft, to: .theirs) == .removeHere)
         #expect(try RecipeConflict.deletedHere.resolve(draft: draft, to: .mine) == .deleteOnServer)
         #expect(try RecipeConflict.deletedHere.resolve(draft: draft, to: .theirs) == .restoreFromServer)
+        #expect(try RecipeConflict.deletedHere.resolve(draft: draft, to: .theirs, only: []) == .restoreFromServer)
         #expect(throws: ConflictError.deletionIsWhole) {
             try RecipeConflict.deletedHere.resolve(draft: draft, to: .mine, only: [.field(.title)])
         }
