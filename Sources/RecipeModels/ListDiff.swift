@@ -19,7 +19,8 @@ enum ListDiff {
     /// keeps, in base order. Two edits never touch: at least one kept base element lies between them.
     ///
     /// The common prefix and suffix are matched first (they belong to some longest common subsequence), so the
-    /// quadratic table only covers the changed middle. Ties prefer keeping the earlier base element.
+    /// quadratic table only covers the changed middle. Where several longest common subsequences exist, the same
+    /// one is always chosen, so both sides of a merge are read alike.
     static func edits<Element: Equatable>(from base: [Element], to other: [Element]) -> [ListEdit<Element>] {
         let pairs = matchedPairs(base, other)
         var edits: [ListEdit<Element>] = []
