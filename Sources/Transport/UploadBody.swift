@@ -22,11 +22,13 @@ final class UploadBody {
     /// Why reading failed, if it did; the transfer reports it instead of libcurl's generic error.
     private(set) var failure: TransportError?
 
-    /// Opens `path` for reading; throws `.fileUnreadable` if it is not a readable regular file.
+    /// Opens `path` for reading; throws `.fileUnreadable` if it is not a readable regular file, or is a symbolic link
+    /// (a body is read from the file its caller wrote, never through a link planted in its place).
     init(filePath path: String) throws(TransportError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
-            throw TransportError(kind: .fileUnreadable, message: "cannot open \(path) for upload: \(String(cString: strerror(errno)))")
+            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            throw TransportError(kind: .fileUnreadable, message: "cannot open \(path) for upload: \(reason)")
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {

@@ -112,6 +112,24 @@ struct HTTPClientFailureTests {
         #expect(error?.kind == .fileUnreadable)
     }
 
+    @Test("A body file that is a symbolic link is not read through it: refused before connecting")
+    func symbolicLinkIsNotFollowed() async throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let target = try TestSupport.makeFile(size: 64, in: directory)
+        let link = directory.appendingPathComponent("planted.png").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target.path)
+        let server = try LoopbackHTTPServer(status: 200)
+        defer { server.stop() }
+        let client = try TestSupport.client()
+        let error = await #expect(throws: TransportError.self) {
+            _ = try await client.send(HTTPRequest(method: .put, url: server.baseURL + "/x", body: .file(path: link, contentType: "image/png")))
+        }
+        #expect(error?.kind == .fileUnreadable)
+        #expect(error?.message.contains("symbolic link") == true)
+        #expect(server.connectionCount == 0)
+    }
+
     @Test("Only http and https URLs are accepted", arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x", "not a url"])
     func invalidScheme(url: String) async throws {
         let client = try TestSupport.client()
