@@ -72,18 +72,10 @@ extension RecipeStore {
     public func delete(_ id: Int64) throws(StoreError) {
         let change = { (db: Database) throws -> String? in
             let row = try Self.editableRow(db, id: id)
-            let synced: Int64 = row["synced_revision"]
-            let sent: Int64 = row["sent_revision"]
-            if synced == 0 && sent == 0 {
-                try db.execute(sql: "DELETE FROM recipes WHERE id = ?", arguments: [id])
-            } else {
-                try db.execute(
-                    sql: """
-                        UPDATE recipes SET state = 'deleting', deleted = 1, revision = revision + 1, attempts = 0,
-                            next_attempt_at = NULL, last_error = NULL, cancel_requested = 0, updated_at = ?
-                        WHERE id = ?
-                        """,
-                    arguments: [self.now().timeIntervalSince1970, id])
+            // Removed at once when the server never saw it, else `deleting` (RecipeSyncMachine decides).
+            let transition = try Self.apply(.deleted, to: id, db)
+            if transition?.effects.contains(.removeRecipe) == false {
+                try db.execute(sql: "UPDATE recipes SET updated_at = ? WHERE id = ?", arguments: [self.now().timeIntervalSince1970, id])
             }
             return try Self.unreferencedCopy(row["image_file"], keeping: nil, db)
         }
@@ -153,13 +145,8 @@ extension RecipeStore {
 
     /// Bumps the revision and marks the recipe due for upload; always inside the edit's transaction.
     func markChanged(_ id: Int64, in db: Database) throws {
-        try db.execute(
-            sql: """
-                UPDATE recipes SET revision = revision + 1, state = 'pending', attempts = 0, next_attempt_at = NULL,
-                    last_error = NULL, cancel_requested = 0, server_version = NULL, updated_at = ?
-                WHERE id = ?
-                """,
-            arguments: [now().timeIntervalSince1970, id])
+        try Self.apply(.edited, to: id, db)
+        try db.execute(sql: "UPDATE recipes SET updated_at = ? WHERE id = ?", arguments: [now().timeIntervalSince1970, id])
     }
 
     static func perform(_ change: RecipeChange, on id: Int64, in db: Database) throws {

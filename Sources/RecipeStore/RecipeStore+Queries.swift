@@ -51,7 +51,8 @@ extension RecipeStore {
     static let recipeColumns = """
         id, uuid, title, description, recipe_yield, keywords, image_sha256, image_format, image_bytes, image_file,
         state, revision, synced_revision, attempts, next_attempt_at, last_error, lease_owner, lease_expires_at,
-        cancel_requested, remote_image_url, remote_image_sha256, offline_since, updated_at
+        cancel_requested, remote_image_url, remote_image_sha256, offline_since, updated_at, deleted, sent_revision,
+        server_version
         """
 
     /// Decodes one row selected with `recipeColumns` (parts are loaded separately).
@@ -75,7 +76,10 @@ extension RecipeStore {
             cancelRequested: row[18],
             remoteImageURL: row[19],
             remoteImageSHA256: row[20],
-            offlineSince: date(21))
+            offlineSince: date(21),
+            deleted: row[23],
+            sentRevision: row[24],
+            serverVersion: row[25])
         let uuidText: String = row[1]
         return Recipe(
             id: row[0],

@@ -184,7 +184,7 @@ public final class SyncRun: Sendable {
             imageURL = claim.recipe.sync.remoteImageURL
         }
         var failures = claim.attempts
-        var confirmedImage: (sha256: String, url: String)? = nil
+        var confirmedImage: ConfirmedImage? = nil
         if let image = claim.imageToSend {
             let (outcome, attempts, url) = await runStep(.image, claim, previousAttempts: failures, context) {
                 procedureContext in try await self.sendImage(image, claim, context, procedureContext)
@@ -194,7 +194,7 @@ public final class SyncRun: Sendable {
                 return
             }
             imageURL = url
-            confirmedImage = (image.sha256, url)
+            confirmedImage = ConfirmedImage(sha256: image.sha256, url: url)
             failures = attempts - 1
         }
         let confirmedImageURL = imageURL
@@ -373,7 +373,7 @@ public final class SyncRun: Sendable {
     /// files it no longer needs, reports it, and counts it in the summary.
     func conclude(
         _ claim: SyncClaim, _ outcome: ProcedureOutcome, step: SyncEvent.Step?, attempts: Int,
-        confirmedImage: (sha256: String, url: String)? = nil
+        confirmedImage: ConfirmedImage? = nil
     ) {
         let now = settings.now()
         var result: ChainResult

@@ -295,7 +295,7 @@ struct StoreSyncStateTests {
         }
         for claim in claims {
             let image = try #require(claim.recipe.image)
-            let confirmed = (sha256: image.sha256, url: "https://example.test/v1/images/\(image.sha256)")
+            let confirmed = ConfirmedImage(sha256: image.sha256, url: "https://example.test/v1/images/\(image.sha256)")
             let finished = try home.store.finishChains(
                 [ChainEnding(claim, .uploaded(revision: claim.revision), confirmedImage: confirmed)], owner: Self.me)[0]
             let expectedFile = claim.recipe.id == changed.id ? "renamed.png" : try #require(image.localFileName)

@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+import RecipeModels
+
+/// Collecting the local files no unsynced work needs: outbox files and the temporary files of writers that are gone.
+extension RecipeStore {
+    /// The outbox files (`<uuid>-<revision>.json`) some unsynced work still refers to: the current revision of a
+    /// recipe not yet on the server, or any revision of a recipe leased by a live process (its upload may be
+    /// streaming that file now).
+    public func referencedOutboxFiles(now: Date, isOwnerAlive: @escaping (String) -> Bool) throws(StoreError) -> Set<String> {
+        try read { db in
+            var names = Set<String>()
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT uuid, revision, lease_owner, lease_expires_at FROM recipes
+                    WHERE revision > synced_revision OR lease_owner IS NOT NULL
+                    """)
+            for row in rows {
+                let uuid: String = row[0]
+                let revision: Int64 = row[1]
+                names.insert(Outbox.fileName(uuid: uuid, revision: revision))
+                if let owner: String = row[2], let expiry: Double = row[3], expiry > now.timeIntervalSince1970,
+                    isOwnerAlive(owner)
+                {
+                    names.insert(Outbox.leasedPrefix(uuid: uuid))
+                }
+            }
+            return names
+        }
+    }
+
+    /// Deletes outbox files no unsynced work refers to (see `referencedOutboxFiles`), and temporary files whose
+    /// writer is gone (or, writer unknown, older than `TemporaryFiles.grace`); returns their names.
+    ///
+    /// Only regular files named as recipes names them (`OwnFileNames`) are deleted; anything else in the folder is
+    /// left alone, and an outbox folder that is a symbolic link is refused (`StoreError.Kind.symlinkedFolder`).
+    @discardableResult
+    public func collectOutboxGarbage(now: Date, isOwnerAlive: @escaping (String) -> Bool) throws(StoreError) -> [String] {
+        guard let folder = try HomeFolder.open(home.outboxURL.path) else { return [] }
+        let names = try folder.entries().filter(Outbox.isOwnFile).map(\.name).sorted()
+        guard !names.isEmpty else { return [] }
+        let referenced = try referencedOutboxFiles(now: now, isOwnerAlive: isOwnerAlive)
+        var removed: [String] = []
+        for name in names {
+            if referenced.contains(name) { continue }
+            if let prefix = Outbox.uuidPrefix(of: name), referenced.contains(prefix) { continue }
+            if TemporaryFiles.isLive(name, in: folder, now: now, isWriterAlive: isOwnerAlive) { continue }
+            if folder.remove(name) { removed.append(name) }
+        }
+        return removed
+    }
+}
