@@ -375,72 +375,14 @@ public final class SyncRun: Sendable {
         _ claim: SyncClaim, _ outcome: ProcedureOutcome, step: SyncEvent.Step?, attempts: Int,
         confirmedImage: ConfirmedImage? = nil
     ) {
-        let now = settings.now()
-        var result: ChainResult
-        var event: SyncEvent
-        switch outcome {
-        case .succeeded:
-            result = claim.isDeletion ? .deleted : .uploaded(revision: claim.revision)
-            event = makeEvent(.done, claim, step: step, now: now)
-        case .failed(let error):
-            let failure = error as? StepFailure
-            let message = failure?.message ?? Self.describe(error)
-            event = makeEvent(.failed, claim, step: step, attempt: attempts, error: message, now: now)
-            switch failure?.kind {
-            case .credentials:
-                // Nothing failed: the recipe stays due, and says why it was not uploaded.
-                event = makeEvent(.skipped, claim, step: step, error: message, now: now)
-                result = .interrupted(error: message)
-                tally.withLock { summary in
-                    summary.credentialsRefused = true
-                    summary.waiting += 1
-                }
-                registry.stopAll(.credentials)
-            case .conflict(let version):
-                result = .failed(attempts: attempts, error: message, serverVersion: version)
-                tally.withLock { $0.failed += 1 }
-            case .leaseLost:
-                result = .interrupted(error: nil)
-                event = makeEvent(.cancelled, claim, step: step, error: message, now: now)
-                tally.withLock { $0.cancelled += 1 }
-            case .transient:
-                let text = "gave up after \(attempts) attempts: \(message)"
-                result = .failed(attempts: attempts, error: text, serverVersion: nil)
-                event.error = text
-                tally.withLock { $0.failed += 1 }
-            case .permanent, nil:
-                result = .failed(attempts: attempts, error: message, serverVersion: nil)
-                tally.withLock { $0.failed += 1 }
-            }
-        case .cancelled(let reason):
-            let stop = registry.stopReason(claim.recipe.id)
-            result = stop == .user ? .cancelledByUser : .interrupted(error: nil)
-            if stop == .credentials {
-                // Not cancelled by anyone: not sent, and still due once the credentials are right.
-                event = makeEvent(.skipped, claim, step: step, error: "not sent: the server refused the credentials", now: now)
-                tally.withLock { $0.waiting += 1 }
-            } else {
-                event = makeEvent(.cancelled, claim, step: step, error: stop.map(ChainRegistry.words) ?? reason.description, now: now)
-                tally.withLock { $0.cancelled += 1 }
-            }
-        case .deferred(let deferral):
-            if deferral.retryAfter == nil {
-                result = .offline(since: now)
-                event = makeEvent(.offline, claim, step: step, error: Self.describe(deferral.error), now: now)
-            } else {
-                let delay = deferral.retryAfter.map(Self.seconds) ?? 0
-                let message = describeWait(deferral.error)
-                result = .retryLater(at: now.addingTimeInterval(delay), attempts: deferral.attempts, error: message)
-                // A `retry` for the attempt to come, then `skipped`: the chain ends here, the wait is left to a later run.
-                emit(makeEvent(
-                    .retry, claim, step: step, attempt: deferral.attempts + 1, delay: delay, error: message, now: now))
-                event = makeEvent(
-                    .skipped, claim, step: step, delay: delay,
-                    error: "next attempt in \(Int(delay.rounded())) s, later than --max-wait; left for a later run",
-                    now: now)
-            }
-            tally.withLock { $0.waiting += 1 }
-        }
+        let ending = ChainConclusion.Ending(
+            claim: claim, outcome: outcome, step: step, attempts: attempts, stop: registry.stopReason(claim.recipe.id))
+        let conclusion = ChainConclusion.decide(ending, now: settings.now(), retryCap: retryPolicy.maxRetryAfter)
+        if let stop = conclusion.stopsRun { registry.stopAll(stop) }
+        tally.withLock { $0.add(conclusion.tally) }
+        for early in conclusion.events.dropLast() { emit(early) }
+        let result = conclusion.result
+        let event = conclusion.events[conclusion.events.count - 1]
         throttle.withLock { $0.forget(claim.recipe.id) }
         if outcome.isSuccess && !claim.isDeletion {
             // The server has it: the outbox file is free for the next chain's JSON at once (if this process dies
@@ -681,29 +623,6 @@ public final class SyncRun: Sendable {
         }
     }
 
-    // MARK: Helpers
-
-    /// `error` in words, saying so when the server asked for a longer wait than the retry policy grants (one
-    /// `Retry-After` must not park a recipe for years: see `RetryPolicy.maxRetryAfter`).
-    func describeWait(_ error: any Error) -> String {
-        let message = Self.describe(error)
-        guard let failure = error as? StepFailure, case .transient(let asked?) = failure.kind,
-            asked > retryPolicy.maxRetryAfter
-        else { return message }
-        let cap = Int(Self.seconds(retryPolicy.maxRetryAfter) / 3600)
-        return message + "; the server asked to wait \(Int64(Self.seconds(asked))) s, recipes waits \(cap) h at most"
-    }
-
-    static func describe(_ error: any Error) -> String {
-        if let failure = error as? StepFailure { return failure.message }
-        if let engine = error as? EngineError { return engine.description }
-        return (error as? any LocalizedError)?.errorDescription ?? "\(error)"
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
 }
 
 /// Why a run could not start.
@@ -745,8 +664,8 @@ struct StepObserver: ProcedureObserver {
 
     func procedure(_ procedure: AnyProcedure, willRetryAfter delay: Duration, attempt: Int, error: any Error) {
         let now = run.settings.now()
-        let seconds = SyncRun.seconds(delay)
-        let message = run.describeWait(error)
+        let seconds = ChainConclusion.seconds(delay)
+        let message = ChainConclusion.describeWait(error, cap: run.retryPolicy.maxRetryAfter)
         try? run.store.recordAttempt(
             id: claim.recipe.id, owner: run.settings.owner, attempts: attempt - 1,
             nextAttemptAt: now.addingTimeInterval(seconds), error: message)
@@ -754,7 +673,7 @@ struct StepObserver: ProcedureObserver {
     }
 
     func procedure(_ procedure: AnyProcedure, willWaitFor delay: Duration, because error: any Error) {
-        run.emit(run.makeEvent(.offline, claim, step: step, delay: SyncRun.seconds(delay), error: SyncRun.describe(error)))
+        run.emit(run.makeEvent(.offline, claim, step: step, delay: ChainConclusion.seconds(delay), error: ChainConclusion.describe(error)))
     }
 
     private var totalBytes: Int64? {
