@@ -24,15 +24,11 @@ public final class SyncRun: Sendable {
     let tally = Locked(SyncSummary())
     let throttle = Locked(ProgressThrottle())
     let setupFailure = Locked<(any Error)?>(nil)
-    /// Files of chains that succeeded, not deleted yet: media copies go a batch at a time during the run
-    /// (`removeFinishedMedia`, from `recordPeriodically`), outbox files at its end, recycled meanwhile by later
-    /// chains' writes (`sendRecipe`).
-    let removals = Locked<(outbox: [String], media: [String])>(([], []))
-    /// Chain ends not recorded yet (see `recordEnds`).
-    let pendingEnds = Locked<[PendingEnd]>([])
-    /// What the poller last read about this run's leases (see `LeaseView`).
-    let leaseView = Locked(LeaseView())
     let outbox: Outbox
+    /// Records chain ends and lets go of their files.
+    let recorder: EndRecorder
+    /// Watches this run's leases.
+    let poller: LeasePoller
 
     /// Prepares a run; nothing happens until `run()`.
     public init(
@@ -43,7 +39,10 @@ public final class SyncRun: Sendable {
         self.settings = settings
         self.options = options
         self.emit = emit
-        self.outbox = Outbox(directory: store.home.outboxURL, writer: settings.owner)
+        let outbox = Outbox(directory: store.home.outboxURL, writer: settings.owner)
+        self.outbox = outbox
+        self.recorder = EndRecorder(store: store, owner: settings.owner, outbox: outbox, tally: tally, emit: emit)
+        self.poller = LeasePoller(store: store, settings: settings, registry: registry)
     }
 
     /// Stops the run cleanly (Ctrl-C): running transfers are aborted, recipes stay as they were for a later run,
@@ -90,16 +89,16 @@ public final class SyncRun: Sendable {
             api: api, client: client, queue: queue, reachability: reachability,
             host: ReachabilityProbe.hostAndPort(of: api.baseURL))
 
-        let poller = Task { await self.poll() }
-        let recorder = Task { await self.recordPeriodically() }
+        let polling = Task { await poller.run() }
+        let recording = Task { await recorder.recordPeriodically(every: settings.pollInterval, clock: settings.clock) }
         await feed(context)
-        poller.cancel()
-        recorder.cancel()
-        _ = await poller.value
-        _ = await recorder.value
-        recordEnds()
+        polling.cancel()
+        recording.cancel()
+        _ = await polling.value
+        _ = await recording.value
+        recorder.recordEnds()
         try? store.releaseLeases(owner: settings.owner)
-        removeFinishedFiles()
+        recorder.removeFinishedFiles()
         if let error = setupFailure.withLock({ $0 }) { throw error }
         return tally.withLock { $0 }
     }
@@ -315,10 +314,10 @@ public final class SyncRun: Sendable {
         let sending: Bool
         do {
             // The file of a chain that already succeeded is recycled (see `Outbox.write`).
-            let spare = removals.withLock { $0.outbox.popLast() }
+            let spare = recorder.takeSpareOutboxFile()
             _ = try outbox.write(
                 document, uuid: claim.recipe.uuid.lowercasedString, revision: claim.revision, recycling: spare)
-            sending = try mayUpload(claim)
+            sending = try poller.mayUpload(claim)
         } catch {
             throw StepFailure(.transient(retryAfter: nil), "cannot prepare the upload: \(error.localizedDescription)")
         }
@@ -346,14 +345,6 @@ public final class SyncRun: Sendable {
         default:
             throw failure(response, what: what)
         }
-    }
-
-    /// Whether this process still holds the lease of `claim`'s recipe and it was not deleted: from the poller's last
-    /// report while that (or the claim) is recent, else from the database.
-    func mayUpload(_ claim: SyncClaim) throws -> Bool {
-        let claimedAt = (claim.recipe.sync.leaseExpiresAt ?? .distantPast).addingTimeInterval(-settings.leaseDuration)
-        let known = leaseView.withLock { $0.mayUpload(claim.recipe.id, claimedAt: claimedAt, now: settings.now()) }
-        return try known ?? store.mayUpload(id: claim.recipe.id, owner: settings.owner)
     }
 
     /// The delete step: `DELETE`; `204`, or a contract error saying it is already gone, counts as done.
@@ -384,89 +375,7 @@ public final class SyncRun: Sendable {
         let result = conclusion.result
         let event = conclusion.events[conclusion.events.count - 1]
         throttle.withLock { $0.forget(claim.recipe.id) }
-        if outcome.isSuccess && !claim.isDeletion {
-            // The server has it: the outbox file is free for the next chain's JSON at once (if this process dies
-            // before the end is recorded, the next run writes the file again), while the media copy waits for the
-            // record (`removeUnneededMedia` keeps a copy the database still refers to).
-            removals.withLock { $0.outbox.append(Self.outboxName(claim)) }
-        }
-        let end = PendingEnd(ending: ChainEnding(claim, result, confirmedImage: confirmedImage), event: event)
-        pendingEnds.withLock { $0.append(end) }
-        // The usual end waits for the next batch; any other is recorded now, so that a cancelled or failed recipe's
-        // lease is released at once (`recipes cancel` waits for that to say the upload stopped). Rare, so its
-        // commit on the transport thread costs nothing that shows.
-        if !outcome.isSuccess { recordEnds() }
-    }
-
-    /// The outbox file of `claim`'s revision.
-    static func outboxName(_ claim: SyncClaim) -> String {
-        Outbox.fileName(uuid: claim.recipe.uuid.lowercasedString, revision: claim.revision)
-    }
-
-    /// A chain's end decided by `conclude`, recorded by the next `recordEnds`.
-    struct PendingEnd: Sendable {
-        let ending: ChainEnding
-        var event: SyncEvent
-
-        /// Whether the server has what the chain sent.
-        var succeeded: Bool {
-            switch ending.result {
-            case .uploaded, .deleted: true
-            case .retryLater, .failed, .cancelledByUser, .interrupted, .offline: false
-            }
-        }
-    }
-
-    /// Records the chain ends decided since the last call in one transaction, then queues the media copies of the
-    /// chains that succeeded for deletion, counts them in the summary and reports them. Called by
-    /// `recordPeriodically` every poll interval, by `conclude` for an end other than the usual one, and once at the
-    /// end of the run; so the usual end is recorded within about a poll interval, off the transfer loop's thread,
-    /// which goes on driving the transfers meanwhile: recorded there one transaction per chain, the ends were a
-    /// seventh of that thread's work in a 1,000-recipe sync.
-    func recordEnds() {
-        let ends = pendingEnds.withLock { ends in
-            defer { ends = [] }
-            return ends
-        }
-        guard !ends.isEmpty else { return }
-        let endings = ends.map(\.ending)
-        let finished: [Result<FinishedChain, StoreError>]
-        do {
-            finished = try store.finishChains(endings, owner: settings.owner).map { .success($0) }
-        } catch {
-            // One transaction for the batch: when it fails, each end alone, so that one that cannot be recorded
-            // fails only itself.
-            finished = endings.map { ending in
-                Result { () throws(StoreError) in try store.finishChains([ending], owner: settings.owner)[0] }
-            }
-        }
-        for (end, finished) in zip(ends, finished) {
-            var event = end.event
-            let claim = end.ending.claim
-            switch finished {
-            case .success(let chain):
-                guard end.succeeded else { break }
-                removals.withLock { $0.media += chain.unneededMedia }
-                if chain.editedMeanwhile {
-                    // Revision fencing: the server has the claimed revision; the edit made meanwhile is still due.
-                    tally.withLock { $0.waiting += 1 }
-                    event.error = "revision \(claim.revision) is on the server; an edit made meanwhile is due next"
-                } else {
-                    tally.withLock { $0.done += 1 }
-                }
-            case .failure(let error):
-                if end.succeeded {
-                    // Still due: its outbox file is the next run's again, not this run's to recycle or delete.
-                    let name = Self.outboxName(claim)
-                    removals.withLock { $0.outbox.removeAll { $0 == name } }
-                    tally.withLock { $0.failed += 1 }
-                }
-                event = makeEvent(
-                    .failed, claim, step: event.step,
-                    error: "cannot record the result: \(error.localizedDescription)", now: event.time)
-            }
-            emit(event)
-        }
+        recorder.add(EndRecorder.PendingEnd(ending: ChainEnding(claim, result, confirmedImage: confirmedImage), event: event))
     }
 
     /// An event about `claim`.
@@ -538,34 +447,6 @@ public final class SyncRun: Sendable {
 
     // MARK: Housekeeping
 
-    /// Deletes the outbox files of the chains that succeeded in this run, and the media copies not deleted yet
-    /// (`removeFinishedMedia` lets most of them go during the run), once it ends.
-    ///
-    /// Outbox files are not deleted as chains finish but recycled by later chains' writes
-    /// (`Outbox.write(recycling:)`): ext4 searches past recently freed inodes when it allocates one, and creating an
-    /// outbox file per chain after deleting the previous ones cost a tenth of a 1,000-recipe sync's CPU. So a long
-    /// run creates only about as many outbox files as it runs chains at once. (A sync creates no media copies, so
-    /// deleting those early slows none of its file creations.) Whatever a killed run leaves behind is
-    /// unreferenced and collected at the start of the next one.
-    func removeFinishedFiles() {
-        let finished = removals.withLock { removals in
-            defer { removals.outbox = [] }
-            return removals.outbox
-        }
-        for name in finished { outbox.remove(name) }
-        removeFinishedMedia()
-    }
-
-    /// Deletes the media copies the chains done so far no longer need (checked against the database under the
-    /// media lock, as at the end); their outbox files stay for later chains to recycle.
-    func removeFinishedMedia() {
-        let media = removals.withLock { removals in
-            defer { removals.media = [] }
-            return removals.media
-        }
-        try? store.removeUnneededMedia(media)
-    }
-
     /// Collects media copies and outbox files no unsynced work refers to (a directory listing each when empty).
     func collectGarbage(now: Date) throws {
         try store.collectGarbage(isOwnerAlive: settings.isOwnerAlive)
@@ -583,46 +464,6 @@ public final class SyncRun: Sendable {
             try? await Task.sleep(for: settings.networkPollInterval)
         }
     }
-
-    /// Every poll interval: aborts the chains whose cancellation another process requested or whose lease was taken
-    /// over, and notes the recipes deleted meanwhile (their JSON must not go out, see `LeaseView`); every third of the
-    /// lease: renews this process's leases. Only reads and that renewal: the ends and media copies are
-    /// `recordPeriodically`'s, so that a commit or the media lock waited for never delays a cancellation.
-    func poll() async {
-        var lastRenewal = ContinuousClock.now
-        let renewEvery = Duration.seconds(settings.leaseDuration / 3)
-        while !Task.isCancelled {
-            try? await Task.sleep(for: settings.pollInterval)
-            if Task.isCancelled { return }
-            // The chains running before the read: each registered after its claim committed, so a lease missing
-            // from the report was lost, not not yet taken.
-            let watched = registry.ids
-            let polledAt = settings.now()
-            if let report = try? store.leaseReport(owner: settings.owner) {
-                for id in report.cancelRequested { registry.stop(id, .user) }
-                for id in watched where !report.held.contains(id) { registry.stop(id, .leaseLost) }
-                leaseView.withLock { $0.update(report, at: polledAt) }
-            }
-            if ContinuousClock.now - lastRenewal >= renewEvery {
-                lastRenewal = ContinuousClock.now
-                let until = settings.now().addingTimeInterval(settings.leaseDuration)
-                try? store.renewLeases(owner: settings.owner, until: until)
-            }
-        }
-    }
-
-    /// Every poll interval: records the chains ended since the last time, in one transaction, and deletes the media
-    /// copies they no longer need — on the pool, a batch at a time, while the transfers go on. (Media copies deleted
-    /// at the end instead were most of the time between a 1,000-recipe sync's last answer and its exit.)
-    func recordPeriodically() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: settings.pollInterval)
-            if Task.isCancelled { return }
-            recordEnds()
-            removeFinishedMedia()
-        }
-    }
-
 }
 
 /// Why a run could not start.
