@@ -29,6 +29,8 @@ public final class SyncRun: Sendable {
     let recorder: EndRecorder
     /// Watches this run's leases.
     let poller: LeasePoller
+    /// Reports the recipes no chain runs for.
+    let reports: RunReports
 
     /// Prepares a run; nothing happens until `run()`.
     public init(
@@ -43,6 +45,7 @@ public final class SyncRun: Sendable {
         self.outbox = outbox
         self.recorder = EndRecorder(store: store, owner: settings.owner, outbox: outbox, tally: tally, emit: emit)
         self.poller = LeasePoller(store: store, settings: settings, registry: registry)
+        self.reports = RunReports(store: store, settings: settings, tally: tally, emit: emit)
     }
 
     /// Stops the run cleanly (Ctrl-C): running transfers are aborted, recipes stay as they were for a later run,
@@ -59,14 +62,14 @@ public final class SyncRun: Sendable {
         try collectGarbage(now: now)
         if options.ids == nil {
             // Recipes in backoff are not claimed by this run: reported once, counted as still waiting.
-            let summary = try reportWaiting(now: now)
+            let summary = try reports.reportWaiting(now: now)
             if !due { return summary }
         }
 
         // Only work to send needs a server: cron may run before the user configured one.
         guard let api = settings.api else { throw SyncRunError.noServer }
         let reachability = CachedReachability(url: api.baseURL, probe: settings.probe)
-        guard await waitForNetwork(api, reachability) else { return try reportOffline(api, since: settings.now()) }
+        guard await waitForNetwork(api, reachability) else { return try reports.reportOffline(api, ids: options.ids, since: settings.now()) }
 
         var configuration = HTTPClientConfiguration(
             bearerToken: settings.token, caBundlePath: settings.caBundlePath, maxConcurrentTransfers: options.jobs)
@@ -133,7 +136,7 @@ public final class SyncRun: Sendable {
                         batch = try store.claim(
                             ids: ids, owner: settings.owner, now: settings.now(),
                             leaseDuration: settings.leaseDuration, isOwnerAlive: settings.isOwnerAlive)
-                        reportAlreadySynced(ids: ids, batch: batch)
+                        reports.reportAlreadySynced(ids: ids, batch: batch)
                     } else {
                         batch = try store.claimDue(
                             owner: settings.owner, now: settings.now(), leaseDuration: settings.leaseDuration,
@@ -145,7 +148,7 @@ public final class SyncRun: Sendable {
                     break
                 }
                 cursor = batch.cursor
-                for busy in batch.busy { reportBusy(busy) }
+                for busy in batch.busy { reports.reportBusy(busy) }
                 gate.started(batch.claims.count)
                 for claim in batch.claims {
                     group.addTask(executorPreference: context.client.taskExecutor) {
@@ -387,62 +390,6 @@ public final class SyncRun: Sendable {
             kind, id: claim.recipe.id, uuid: claim.recipe.uuid, title: claim.recipe.title, step: step,
             revision: claim.revision, bytes: bytes, total: total, attempt: attempt, delay: delay, error: error,
             time: now ?? settings.now())
-    }
-
-    // MARK: Reports without a chain
-
-    /// Reports a recipe busy in another process (it counts as still waiting).
-    func reportBusy(_ busy: BusyRecipe) {
-        let holder = busy.processID.map { "uploading in pid \($0)" } ?? "uploading in another process"
-        emit(SyncEvent(.skipped, id: busy.id, uuid: busy.uuid, title: busy.title, error: holder, time: settings.now()))
-        tally.withLock { $0.waiting += 1 }
-    }
-
-    /// Reports the explicitly requested recipes the server already has: done, with nothing sent.
-    func reportAlreadySynced(ids: [Int64], batch: ClaimBatch) {
-        let handled = Set(batch.claims.map(\.recipe.id)).union(batch.busy.map(\.id))
-        let rest = Array(Set(ids).subtracting(handled)).sorted()
-        guard !rest.isEmpty, let recipes = try? store.recipes(ids: rest) else { return }
-        for recipe in recipes {
-            emit(SyncEvent(
-                .done, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
-                time: settings.now()))
-        }
-        tally.withLock { $0.done += recipes.count }
-    }
-
-    /// Reports the recipes waiting for a later retry (not due now); they count as still waiting.
-    func reportWaiting(now: Date) throws -> SyncSummary {
-        let waiting = try store.waitingRecipes(at: now)
-        for recipe in waiting {
-            let sync = recipe.sync.droppingLease(unless: settings.isOwnerAlive)
-            let words = BlockedReason.describe(sync, at: now) ?? "waiting"
-            emit(SyncEvent(
-                .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
-                delay: recipe.sync.nextAttemptAt.map { max(0, $0.timeIntervalSince(now)) }, error: words, time: now))
-        }
-        return tally.withLock { summary in
-            summary.waiting += waiting.count
-            return summary
-        }
-    }
-
-    /// Records and reports that the server is unreachable: nothing sent, no attempt counted.
-    func reportOffline(_ api: ServerAPI, since: Date) throws -> SyncSummary {
-        let recipes = try store.dueRecipes(at: since, ids: options.ids).filter { recipe in
-            recipe.sync.state != .synced || recipe.sync.revision > recipe.sync.syncedRevision
-        }
-        try store.markOffline(ids: recipes.map(\.id), since: since)
-        let target = ReachabilityProbe.hostAndPort(of: api.baseURL).map { "\($0.host):\($0.port)" } ?? api.baseURL
-        for recipe in recipes {
-            emit(SyncEvent(
-                .offline, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
-                error: "cannot reach \(target)", time: since))
-        }
-        return tally.withLock { summary in
-            summary.waiting += recipes.count
-            return summary
-        }
     }
 
     // MARK: Housekeeping

@@ -1,0 +1,68 @@
+import Foundation
+import Locking
+import RecipeModels
+import RecipeStore
+import Transport
+
+/// The part of a run that reports recipes no chain runs for: busy in another process, already on the server,
+/// waiting for a later retry, or due while the server is unreachable. Each counts in the run's summary.
+struct RunReports: Sendable {
+    let store: RecipeStore
+    let settings: SyncSettings
+    let tally: Locked<SyncSummary>
+    let emit: @Sendable (SyncEvent) -> Void
+
+    /// Reports a recipe busy in another process (it counts as still waiting).
+    func reportBusy(_ busy: BusyRecipe) {
+        let holder = busy.processID.map { "uploading in pid \($0)" } ?? "uploading in another process"
+        emit(SyncEvent(.skipped, id: busy.id, uuid: busy.uuid, title: busy.title, error: holder, time: settings.now()))
+        tally.withLock { $0.waiting += 1 }
+    }
+
+    /// Reports the explicitly requested recipes the server already has: done, with nothing sent.
+    func reportAlreadySynced(ids: [Int64], batch: ClaimBatch) {
+        let handled = Set(batch.claims.map(\.recipe.id)).union(batch.busy.map(\.id))
+        let rest = Array(Set(ids).subtracting(handled)).sorted()
+        guard !rest.isEmpty, let recipes = try? store.recipes(ids: rest) else { return }
+        for recipe in recipes {
+            emit(SyncEvent(
+                .done, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                time: settings.now()))
+        }
+        tally.withLock { $0.done += recipes.count }
+    }
+
+    /// Reports the recipes waiting for a later retry (not due now); they count as still waiting.
+    func reportWaiting(now: Date) throws -> SyncSummary {
+        let waiting = try store.waitingRecipes(at: now)
+        for recipe in waiting {
+            let sync = recipe.sync.droppingLease(unless: settings.isOwnerAlive)
+            let words = BlockedReason.describe(sync, at: now) ?? "waiting"
+            emit(SyncEvent(
+                .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                delay: recipe.sync.nextAttemptAt.map { max(0, $0.timeIntervalSince(now)) }, error: words, time: now))
+        }
+        return tally.withLock { summary in
+            summary.waiting += waiting.count
+            return summary
+        }
+    }
+
+    /// Records and reports that the server is unreachable: nothing sent, no attempt counted.
+    func reportOffline(_ api: ServerAPI, ids: [Int64]?, since: Date) throws -> SyncSummary {
+        let recipes = try store.dueRecipes(at: since, ids: ids).filter { recipe in
+            recipe.sync.state != .synced || recipe.sync.revision > recipe.sync.syncedRevision
+        }
+        try store.markOffline(ids: recipes.map(\.id), since: since)
+        let target = ReachabilityProbe.hostAndPort(of: api.baseURL).map { "\($0.host):\($0.port)" } ?? api.baseURL
+        for recipe in recipes {
+            emit(SyncEvent(
+                .offline, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                error: "cannot reach \(target)", time: since))
+        }
+        return tally.withLock { summary in
+            summary.waiting += recipes.count
+            return summary
+        }
+    }
+}
