@@ -88,9 +88,11 @@ public final class SyncRun: Sendable {
         let queue = ProcedureQueue(
             maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random,
             taskExecutor: client.taskExecutor)
+        let requests = ChainRequests(
+            api: api, client: client, reachability: reachability, store: store, settings: settings, outbox: outbox,
+            recorder: recorder, poller: poller)
         let context = RunContext(
-            api: api, client: client, queue: queue, reachability: reachability,
-            host: ReachabilityProbe.hostAndPort(of: api.baseURL))
+            requests: requests, queue: queue, reachability: reachability, host: ReachabilityProbe.hostAndPort(of: api.baseURL))
 
         let polling = Task { await poller.run() }
         let recording = Task { await recorder.recordPeriodically(every: settings.pollInterval, clock: settings.clock) }
@@ -108,8 +110,7 @@ public final class SyncRun: Sendable {
 
     /// What every chain of a run shares.
     struct RunContext: Sendable {
-        let api: ServerAPI
-        let client: HTTPClient
+        let requests: ChainRequests
         let queue: ProcedureQueue
         let reachability: CachedReachability
         /// The server's host and port, for every step's reachability condition (parsed once per run).
@@ -151,7 +152,7 @@ public final class SyncRun: Sendable {
                 for busy in batch.busy { reports.reportBusy(busy) }
                 gate.started(batch.claims.count)
                 for claim in batch.claims {
-                    group.addTask(executorPreference: context.client.taskExecutor) {
+                    group.addTask(executorPreference: context.requests.client.taskExecutor) {
                         await self.runChain(claim, context)
                         gate.ended()
                     }
@@ -175,7 +176,7 @@ public final class SyncRun: Sendable {
 
         if claim.isDeletion {
             let (outcome, attempts) = await runStep(.delete, claim, previousAttempts: claim.attempts, context) {
-                _ in try await self.sendDelete(claim, context)
+                _ in try await context.requests.sendDelete(claim)
             }
             conclude(claim, outcome, step: .delete, attempts: attempts)
             return
@@ -189,7 +190,7 @@ public final class SyncRun: Sendable {
         var confirmedImage: ConfirmedImage? = nil
         if let image = claim.imageToSend {
             let (outcome, attempts, url) = await runStep(.image, claim, previousAttempts: failures, context) {
-                procedureContext in try await self.sendImage(image, claim, context, procedureContext)
+                procedureContext in try await context.requests.sendImage(image, procedureContext)
             }
             guard outcome.isSuccess, let url else {
                 conclude(claim, outcome, step: .image, attempts: attempts)
@@ -201,7 +202,7 @@ public final class SyncRun: Sendable {
         }
         let confirmedImageURL = imageURL
         let (outcome, attempts) = await runStep(.recipe, claim, previousAttempts: failures, context) {
-            _ in try await self.sendRecipe(claim, imageURL: confirmedImageURL, context)
+            _ in try await context.requests.sendRecipe(claim, imageURL: confirmedImageURL)
         }
         conclude(claim, outcome, step: .recipe, attempts: attempts, confirmedImage: confirmedImage)
     }
@@ -250,115 +251,6 @@ public final class SyncRun: Sendable {
             maxAttempts: settings.maxAttempts, baseDelay: settings.baseDelay, maxDelay: settings.maxDelay,
             maxInRunDelay: options.maxWait, networkWait: options.waitForNetwork,
             networkPollInterval: settings.networkPollInterval)
-    }
-
-    // MARK: Requests
-
-    /// Sends `request`, turning a failure without an answer into a `StepFailure`.
-    func send(_ request: HTTPRequest, _ context: RunContext, what: String,
-              progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws -> HTTPResponse {
-        do {
-            return try await context.client.send(request, progress: progress)
-        } catch {
-            if error.kind == .halted {
-                // Another request's credentials were refused and the client sends nothing more: the same refusal
-                // for this chain (the run stops, the recipe stays as it was).
-                throw StepFailure(.credentials, "not sent: the server refused the credentials")
-            }
-            if error.kind == .connectionRefused || error.kind == .connectTimeout { context.reachability.invalidate() }
-            let outcome = TransferOutcome.classify(.failure(error), now: settings.now(), redacting: settings.token)
-            var failure = StepFailure.from(outcome, what: what) ?? StepFailure(.permanent, "\(what): \(error.message)")
-            if let advice = StepFailure.advice(for: error.kind) { failure.message += "; " + advice }
-            throw failure
-        }
-    }
-
-    /// The failure an unexpected answer stands for.
-    func failure(_ response: HTTPResponse, what: String) -> StepFailure {
-        let outcome = TransferOutcome.classify(.success(response), now: settings.now(), redacting: settings.token)
-        return StepFailure.from(outcome, what: what)
-            ?? StepFailure(.permanent, "\(what): unexpected answer HTTP \(response.status)")
-    }
-
-    /// The image step: `HEAD` by SHA-256 (a crash after an upload never sends the bytes again), then `PUT` from
-    /// the media copy; returns the server's URL (recorded with the recipe step's first commit). Only a `HEAD` with the
-    /// image's `ETag`, or a `PUT` answer naming its SHA-256 and URL, counts as the server having it (see
-    /// `UnexpectedAnswer`).
-    func sendImage(
-        _ image: ImageReference, _ claim: SyncClaim, _ context: RunContext, _ procedure: ProcedureContext
-    ) async throws -> String {
-        let what = "image \(image.sha256.prefix(12))"
-        let head = try await send(context.api.headImage(sha256: image.sha256), context, what: what)
-        if ServerAPI.headConfirmsImage(head, sha256: image.sha256) { return context.api.imageURL(sha256: image.sha256) }
-        guard (200..<300).contains(head.status) || head.status == 404 else { throw failure(head, what: what) }
-        guard let file = image.localFileName else {
-            throw StepFailure(
-                .permanent, "\(what): the local copy of the image is gone; attach it again with `image set`")
-        }
-        let request = context.api.putImage(sha256: image.sha256, path: store.media.path(of: file), format: image.format)
-        let response = try await send(request, context, what: what) { progress in
-            procedure.reportProgress(completed: progress.sent, total: progress.total)
-        }
-        guard (200..<300).contains(response.status) else { throw failure(response, what: what) }
-        switch ServerAPI.imageAcknowledgement(response, sha256: image.sha256) {
-        case .success(let url): return url
-        case .failure(let unexpected): throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
-        }
-    }
-
-    /// The JSON step: writes the outbox file of exactly this revision, checks that the lease is still this process's
-    /// and the recipe not deleted (`mayUpload`: as the poller last saw it, or the database), then `PUT`s the bytes
-    /// written. Only an answer naming this recipe and this revision's version counts as acknowledged.
-    func sendRecipe(
-        _ claim: SyncClaim, imageURL: String?, _ context: RunContext
-    ) async throws {
-        let what = "recipe"
-        let document = RecipeDocument.encode(claim.recipe, revision: claim.revision, imageURL: imageURL)
-        let sending: Bool
-        do {
-            // The file of a chain that already succeeded is recycled (see `Outbox.write`).
-            let spare = recorder.takeSpareOutboxFile()
-            _ = try outbox.write(
-                document, uuid: claim.recipe.uuid.lowercasedString, revision: claim.revision, recycling: spare)
-            sending = try poller.mayUpload(claim)
-        } catch {
-            throw StepFailure(.transient(retryAfter: nil), "cannot prepare the upload: \(error.localizedDescription)")
-        }
-        guard sending else {
-            throw StepFailure(.leaseLost, "the recipe was deleted or taken over by another process meanwhile")
-        }
-        let response = try await send(context.api.putRecipe(uuid: claim.recipe.uuid, document: document), context, what: what)
-        switch response.status {
-        case 200..<300:
-            switch ServerAPI.recipeAcknowledgement(response, uuid: claim.recipe.uuid) {
-            case .success(let version) where version == claim.revision:
-                return
-            case .success(let version):
-                throw StepFailure(
-                    .permanent, "recipe: the server acknowledged version \(version) instead of \(claim.revision)")
-            case .failure(let unexpected):
-                throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
-            }
-        case 409:
-            let version = ServerAPI.version(inAnswer: response.body) ?? claim.revision
-            throw StepFailure(
-                .conflict(serverVersion: version),
-                "recipe: the server has version \(version), newer than local revision \(claim.revision); "
-                    + "run `recipes sync \(claim.recipe.id)` to upload the local draft over it")
-        default:
-            throw failure(response, what: what)
-        }
-    }
-
-    /// The delete step: `DELETE`; `204`, or a contract error saying it is already gone, counts as done.
-    func sendDelete(_ claim: SyncClaim, _ context: RunContext) async throws {
-        let response = try await send(context.api.deleteRecipe(uuid: claim.recipe.uuid), context, what: "delete")
-        guard (200..<300).contains(response.status) || response.status == 404 || response.status == 410 else {
-            throw failure(response, what: "delete")
-        }
-        if case .failure(let unexpected) = ServerAPI.deletionAcknowledgement(response) {
-            throw StepFailure(.transient(retryAfter: nil), "delete: \(unexpected)")
-        }
     }
 
     // MARK: Outcomes
