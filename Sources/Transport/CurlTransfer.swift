@@ -35,6 +35,12 @@ final class CurlTransfer: @unchecked Sendable {
     private var headers: [String: String] = [:]
     /// Set when the answer outgrew `maxResponseBytes` and the write callback stopped the transfer.
     private var responseTooLarge = false
+    /// Where a successful answer's body goes instead of memory, if anywhere.
+    private let sink: (any ResponseBodySink)?
+    /// Whether this answer's body goes to `sink` (decided at its first bytes, by the status: only a `2xx` body does).
+    private var streamsToSink: Bool?
+    /// Set when `sink` refused bytes and the write callback stopped the transfer.
+    private var sinkRefused = false
     /// The request's `answerDeadline` in nanoseconds, if it has one.
     let answerDeadline: UInt64?
     /// When the first line of the answer arrived, on the monotonic clock: the answer deadline counts from here (the
@@ -54,8 +60,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Prepares the easy handle for `request` with the client's settings.
     init(id: UInt64, request: HTTPRequest, settings: ClientSettings, easy reused: CurlEasy? = nil,
-         progress: (@Sendable (TransferProgress) -> Void)?) throws(TransportError) {
+         progress: (@Sendable (TransferProgress) -> Void)?, sink: (any ResponseBodySink)? = nil) throws(TransportError) {
         self.id = id
+        self.sink = sink
         self.method = request.method
         self.url = request.url
         self.redaction = settings.bearerToken
@@ -110,6 +117,13 @@ final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_WRITEFUNCTION, writeFunction: { data, size, count, context in
             guard let context else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            if let data, transfer.bodyGoesToSink() {
+                guard transfer.sink?.receive(UnsafeRawBufferPointer(start: data, count: size * count)) == true else {
+                    transfer.sinkRefused = true
+                    return 0
+                }
+                return size * count
+            }
             guard transfer.body.count + size * count <= CurlTransfer.maxResponseBytes else {
                 transfer.responseTooLarge = true
                 return 0 // anything but size * count aborts the transfer with CURLE_WRITE_ERROR
@@ -165,6 +179,15 @@ final class CurlTransfer: @unchecked Sendable {
             })
             try easy.set(CURLOPT_XFERINFODATA, pointer: me)
         }
+    }
+
+    /// Whether the body arriving now goes to the sink: there is one and the final answer's status is `2xx` (an error
+    /// answer's body is kept in memory, to be read like any other).
+    private func bodyGoesToSink() -> Bool {
+        if let decided = streamsToSink { return decided }
+        let decided = sink != nil && (200..<300).contains(easy.info(CURLINFO_RESPONSE_CODE))
+        streamsToSink = decided
+        return decided
     }
 
     /// When the answer deadline passes, on the monotonic clock: nil before the answer starts or without a deadline.
@@ -248,6 +271,11 @@ final class CurlTransfer: @unchecked Sendable {
             return .success(HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), foldedHeaders: headers, body: body))
         }
         if let failure = upload?.failure { return .failure(failure) }
+        if sinkRefused {
+            return .failure(TransportError(
+                kind: .bodyRefused, message: redact("\(method.rawValue) \(url) stopped: the receiver of the answer's body refused it"),
+                curlCode: Int(code.rawValue)))
+        }
         if responseTooLarge {
             return .failure(TransportError(kind: .responseTooLarge,
                                            message: redact("\(method.rawValue) \(url) failed: the answer is larger than \(CurlTransfer.maxResponseBytes >> 20) MiB"),

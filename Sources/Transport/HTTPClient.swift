@@ -54,12 +54,17 @@ public final class HTTPClient: Sendable {
     /// `progress` is called on the transport thread as the body goes out (keep it quick). Cancelling the calling
     /// task aborts the transfer within milliseconds and throws a `TransportError` of kind `.cancelled`.
     /// Every failure without an HTTP answer throws a `TransportError`; its message never contains the token.
+    ///
+    /// With `sink`, the body of a `2xx` answer is handed to it chunk by chunk as it arrives (memory stays flat however
+    /// large it is) and the returned answer's `body` is empty; the body of any other answer is kept as usual.
     public func send(_ request: HTTPRequest,
-                     progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(TransportError) -> HTTPResponse {
+                     progress: (@Sendable (TransferProgress) -> Void)? = nil,
+                     streamingSuccessTo sink: (any ResponseBodySink)? = nil) async throws(TransportError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled() }
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let spare = spareHandles.withLock { $0.popLast() }
-        let transfer = try CurlTransfer(id: id, request: request, settings: settings, easy: spare, progress: progress)
+        let transfer = try CurlTransfer(
+            id: id, request: request, settings: settings, easy: spare, progress: progress, sink: sink)
         let loop = self.loop
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

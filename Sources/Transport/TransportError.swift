@@ -7,7 +7,7 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case connectionRefused, connectTimeout, dnsFailure, connectionLost, timeout
-            case tls, fileUnreadable, invalidRequest, cancelled, halted, setupFailed, responseTooLarge, malformedAnswer
+            case tls, fileUnreadable, invalidRequest, cancelled, halted, setupFailed, responseTooLarge, malformedAnswer, bodyRefused
             case other
         }
         private let base: Base
@@ -40,6 +40,9 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
         /// The server's answer is not HTTP that can be read: not HTTP at all, or a header line or header section
         /// beyond libcurl's limit (100 KiB), which libcurl reports as "out of memory".
         public static let malformedAnswer = Kind(.malformedAnswer)
+        /// The caller's `ResponseBodySink` refused the answer's body (it knows why: too large, a disk error, a wrong
+        /// digest).
+        public static let bodyRefused = Kind(.bodyRefused)
         /// Any other libcurl failure.
         public static let other = Kind(.other)
 
