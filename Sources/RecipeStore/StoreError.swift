@@ -11,7 +11,7 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case cannotOpen(path: String, detail: String)
         case unknownRecipe(id: Int64)
         case recipeDeleted(id: Int64)
-        case indexOutOfRange(what: String, index: Int, count: Int, id: Int64)
+        case indexOutOfRange(what: String, index: Int, count: Int, id: Int64, allowingEnd: Bool = false)
         case emptyTitle
         case imageNotFound(path: String)
         case imageNotRegularFile(path: String)
@@ -22,6 +22,7 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case fileSystem(path: String, detail: String)
         case notAFolder(path: String)
         case database(detail: String)
+        case badSearch(String)
     }
 
     /// What went wrong.
@@ -48,8 +49,9 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             return "no recipe with id \(id); `list` shows the ids"
         case .recipeDeleted(let id):
             return "recipe \(id) is deleted; its deletion is sent to the server on the next sync"
-        case .indexOutOfRange(let what, let index, let count, let id):
-            let range = count == 0 ? "it has none" : "choose 1 to \(count)"
+        case .indexOutOfRange(let what, let index, let count, let id, let allowingEnd):
+            let last = allowingEnd ? count + 1 : count
+            let range = last == 0 ? "it has none" : "choose 1 to \(last)"
             return "recipe \(id) has no \(what) \(index); \(range)"
         case .emptyTitle:
             return "a title cannot be empty; give the recipe a name"
@@ -71,6 +73,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             return "\(path) exists and is not a folder; choose another home with --home or RECIPES_HOME"
         case .database(let detail):
             return "database error: \(detail)"
+        case .badSearch(let message):
+            return message
         }
     }
 }
