@@ -36,7 +36,7 @@ public enum RecipeJSONLD {
     }
 
     static let noRecipe = ImportError(
-        "no schema.org Recipe in it (looked for \"@type\": \"Recipe\" in the JSON-LD); is it a recipe's own page or export?")
+        "no schema.org Recipe in it (no \"@type\": \"Recipe\" in its JSON-LD); give a recipe's own page or export")
 
     /// The recipes of one JSON-LD text.
     static func recipes(inJSON text: String, fromHTML: Bool, requireRecipe: Bool = true) throws(ImportError) -> [ImportedRecipe] {
