@@ -1,6 +1,9 @@
 import Foundation
 import RecipeModels
 import RecipeStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `recipes export` and the REPL's `export`: recipes as schema.org JSON-LD, one array on standard output or one file
 /// per recipe in a folder with the local image copied beside it — what `recipes import` reads back into the same
@@ -70,8 +73,9 @@ struct RecipeExport {
         do {
             try? FileManager.default.removeItem(atPath: temporary)
             try FileManager.default.copyItem(atPath: source, toPath: temporary)
-            _ = try FileManager.default.replaceItemAt(
-                URL(fileURLWithPath: destination), withItemAt: URL(fileURLWithPath: temporary))
+            guard rename(temporary, destination) == 0 else {
+                throw CommandLineError(String(cString: strerror(errno)))
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw CommandLineError("cannot write \(destination): \(error.localizedDescription); check free space and permissions")
