@@ -37,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // MARK: Models
@@ -144,7 +145,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "RecipeModelsTests",
-            dependencies: ["RecipeModels"],
+            dependencies: ["RecipeModels", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSettings
         ),
         .target(
