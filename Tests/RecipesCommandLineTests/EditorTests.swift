@@ -111,4 +111,37 @@ struct EditorTests {
         #expect(result.stdout.contains("saved recipe 1 (revision 4)") && result.stdout.contains("yield:        2 bowls"))
         #expect(try store.recipe(id: 1).recipeYield == "2 bowls")
     }
+
+    @Test("a recipe changed while the editor was open is merged three ways; a conflict comes back as a merged card")
+    func changedMeanwhile() throws {
+        let (dir, store) = try home()
+        let recipes = builtProduct("recipes").path
+        // Meanwhile another process sets the yield; the card changes the title: both are kept.
+        let clean = try editorScript(dir, "clean.sh", """
+            echo 'yield 1 "6 bowls"' | '\(recipes)' edit --home '\(dir.homePath)' >/dev/null
+            sed -i 's/^Title: .*/Title: Mine/' "$1"
+            """)
+        let merged = try runRecipes(["edit", "1", "--home", dir.homePath], environment: ["EDITOR": clean])
+        #expect(merged.status == 0, "\(merged)")
+        #expect(merged.stdout == "saved recipe 1 (revision 5), merged with the change made meanwhile\n")
+        #expect(try store.recipe(id: 1).title == "Mine" && store.recipe(id: 1).recipeYield == "6 bowls")
+
+        // Both change the title: the card comes back with the conflict noted; saving it as it is keeps "Ours".
+        let conflicting = try editorScript(dir, "conflict.sh", """
+            count=$(cat "$0.count" 2>/dev/null || echo 0); echo $((count + 1)) > "$0.count"
+            if [ "$count" = 0 ]; then
+                echo 'title 1 Theirs' | '\(recipes)' edit --home '\(dir.homePath)' >/dev/null
+                sed -i 's/^Title: .*/Title: Ours/' "$1"
+            else
+                cp "$1" '\(dir.url.path)/second-round.txt'
+            fi
+            """)
+        let result = try runRecipes(["edit", "1", "--home", dir.homePath], input: "y\n", environment: ["EDITOR": conflicting])
+        #expect(result.status == 0 && result.stdout == "saved recipe 1 (revision 7)\n", "\(result)")
+        #expect(result.stderr.contains("changed while you edited it, and differently in title; the card now holds the merge"))
+        let second = try String(contentsOfFile: dir.url.path + "/second-round.txt", encoding: .utf8)
+        #expect(second.contains("#   title: yours \"Ours\", now \"Theirs\""), "\(second)")
+        #expect(try store.recipe(id: 1).title == "Ours")
+        #expect(leftovers(dir).isEmpty)
+    }
 }
