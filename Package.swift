@@ -73,10 +73,11 @@ let package = Package(
         ),
 
         // MARK: Transport
-        // libcurl is loaded with dlopen at the first transfer (see Sources/CCurl/shim.h), so it is not linked.
-        .systemLibrary(
+        // libcurl's headers (libcurl4-openssl-dev) with typed wrappers of its variadic functions; libcurl itself is
+        // loaded with dlopen at the first transfer (Sources/CCurl/loader.c), so it is not linked.
+        .target(
             name: "CCurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         .target(
             name: "Transport",
@@ -125,6 +126,7 @@ let package = Package(
                 "Locking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -178,10 +180,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // @@TRANSPORT-TESTS@@ (the transport work adds its test target here)
+        // A tiny HTTP/1.1 server on POSIX sockets that can misbehave on purpose (stall, reset, trickle, answer like a
+        // captive portal), for the transport's and the sync's tests.
+        .target(
+            name: "HTTPTestSupport",
+            dependencies: ["Locking"],
+            path: "Tests/HTTPTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "TransportTests",
-            dependencies: ["Transport", "Locking"],
+            dependencies: ["Transport", "Locking", "HTTPTestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
@@ -198,7 +207,7 @@ let package = Package(
             name: "RecipeSyncTests",
             dependencies: [
                 "RecipeSync", "RecipeStore", "RecipeModels", "OperationEngine", "Transport", "ReferenceServer",
-                "RecipesTestSupport", "Locking", .product(name: "GRDB", package: "GRDB.swift"),
+                "RecipesTestSupport", "HTTPTestSupport", "Locking", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -206,7 +215,8 @@ let package = Package(
         .testTarget(
             name: "SyncEndToEndTests",
             dependencies: [
-                "RecipesExecutable", "RecipesServerExecutable", "RecipesTestSupport", "RecipeStore", "RecipeModels", "Locking",
+                "RecipesExecutable", "RecipesServerExecutable", "RecipesTestSupport", "HTTPTestSupport", "RecipeStore",
+                "RecipeModels", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -39,6 +39,9 @@ public struct RetryPolicy: Sendable {
     public var baseDelay: Duration
     /// The highest backoff ceiling, whatever the attempt.
     public var maxDelay: Duration
+    /// The longest wait a server's `Retry-After` can ask for; a longer one is cut to this, so that one answer
+    /// cannot park a procedure for years.
+    public var maxRetryAfter: Duration
     /// The longest wait slept out inside a run; longer waits finish the procedure as deferred. `nil`: no limit.
     public var maxInRunDelay: Duration?
     /// How long a "not now" failure (unreachable host) may be waited out in this run; zero defers at once.
@@ -53,6 +56,7 @@ public struct RetryPolicy: Sendable {
         maxAttempts: Int = 8,
         baseDelay: Duration = .seconds(1),
         maxDelay: Duration = .seconds(300),
+        maxRetryAfter: Duration = .seconds(86_400),
         maxInRunDelay: Duration? = .seconds(30),
         networkWait: Duration = .zero,
         networkPollInterval: Duration = .seconds(1),
@@ -61,6 +65,7 @@ public struct RetryPolicy: Sendable {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
         self.maxInRunDelay = maxInRunDelay
         self.networkWait = networkWait
         self.networkPollInterval = networkPollInterval
@@ -70,7 +75,8 @@ public struct RetryPolicy: Sendable {
     /// One attempt, no retry; "not now" failures defer at once.
     public static let none = RetryPolicy(maxAttempts: 1)
 
-    /// The contract's default: 8 attempts, 1 s doubling to at most 5 min, waits over 30 s deferred.
+    /// The contract's default: 8 attempts, 1 s doubling to at most 5 min, `Retry-After` up to 24 h, waits over 30 s
+    /// deferred.
     public static let standard = RetryPolicy()
 
     /// The default classification: a `RetryClassifiable` error says itself; an unreachable host is "not now";
@@ -108,7 +114,7 @@ public struct RetryPolicy: Sendable {
         case .transient(let retryAfter):
             guard attempt < maxAttempts else { return .fail }
             var delay = backoff(afterAttempt: attempt, fraction: fraction)
-            if let retryAfter, retryAfter > delay { delay = retryAfter }
+            if let retryAfter { delay = max(delay, min(retryAfter, maxRetryAfter)) }
             if let maxInRunDelay, delay > maxInRunDelay { return .deferRetry(after: delay) }
             return .retry(after: delay)
         }
@@ -173,7 +179,7 @@ enum StoredRetryPolicy: Sendable {
 
     private static func same(_ lhs: borrowing RetryPolicy, _ rhs: borrowing RetryPolicy) -> Bool {
         lhs.maxAttempts == rhs.maxAttempts && lhs.baseDelay == rhs.baseDelay && lhs.maxDelay == rhs.maxDelay
-            && lhs.maxInRunDelay == rhs.maxInRunDelay && lhs.networkWait == rhs.networkWait
+            && lhs.maxRetryAfter == rhs.maxRetryAfter && lhs.maxInRunDelay == rhs.maxInRunDelay && lhs.networkWait == rhs.networkWait
             && lhs.networkPollInterval == rhs.networkPollInterval && bits(of: lhs.classify) == bits(of: rhs.classify)
     }
 

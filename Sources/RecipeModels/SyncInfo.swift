@@ -26,12 +26,21 @@ public struct SyncInfo: Sendable, Equatable {
     public var remoteImageSHA256: String?
     /// When the server was last found unreachable while this recipe waited for it.
     public var offlineSince: Date?
+    /// Whether the user deleted the recipe: it stays until the server confirms the deletion (kept apart from `state`
+    /// so that a cancelled or failed deletion is still a deletion when it is resumed).
+    public var deleted: Bool
+    /// The highest revision a sync may have sent the server (recorded with its claim); 0 when none was ever sent, so
+    /// that deleting it needs no word to the server.
+    public var sentRevision: Int64
+    /// The newer version a server reported in a 409 answer: `recipes sync <id>` uploads the local draft above it.
+    public var serverVersion: Int64?
 
     /// Creates sync bookkeeping.
     public init(
         state: SyncState, revision: Int64, syncedRevision: Int64 = 0, attempts: Int = 0, nextAttemptAt: Date? = nil,
         lastError: String? = nil, leaseOwner: String? = nil, leaseExpiresAt: Date? = nil, cancelRequested: Bool = false,
-        remoteImageURL: String? = nil, remoteImageSHA256: String? = nil, offlineSince: Date? = nil
+        remoteImageURL: String? = nil, remoteImageSHA256: String? = nil, offlineSince: Date? = nil,
+        deleted: Bool = false, sentRevision: Int64 = 0, serverVersion: Int64? = nil
     ) {
         self.state = state
         self.revision = revision
@@ -45,6 +54,9 @@ public struct SyncInfo: Sendable, Equatable {
         self.remoteImageURL = remoteImageURL
         self.remoteImageSHA256 = remoteImageSHA256
         self.offlineSince = offlineSince
+        self.deleted = deleted
+        self.sentRevision = sentRevision
+        self.serverVersion = serverVersion
     }
 
     /// Whether a lease is held and has not lapsed at `now`.

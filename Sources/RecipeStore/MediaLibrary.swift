@@ -35,20 +35,14 @@ public struct MediaLibrary: Sendable {
 
     /// Checks `sourcePath` (a regular, readable file, at most `maxBytes`, a JPEG/PNG/GIF/WebP by its bytes) and
     /// copies it under a temporary name in the media folder, hashing it on the way.
+    ///
+    /// Anything but a regular file (a folder, a named pipe, a socket, a device) is refused before it is read, and
+    /// without waiting: see `openRegularFile`.
     public func stage(from sourcePath: String, maxBytes: Int64 = defaultMaxBytes) throws(StoreError) -> StagedImage {
-        let source = open(sourcePath, O_RDONLY | O_CLOEXEC)
-        if source < 0 {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR { throw StoreError(.imageNotFound(path: sourcePath)) }
-            throw StoreError(.imageUnreadable(path: sourcePath, detail: String(cString: strerror(code))))
-        }
+        let (source, size) = try Self.openRegularFile(sourcePath)
         defer { close(source) }
-        var info = stat()
-        guard fstat(source, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw StoreError(.imageNotRegularFile(path: sourcePath))
-        }
-        guard Int64(info.st_size) <= maxBytes else {
-            throw StoreError(.imageTooLarge(path: sourcePath, bytes: Int64(info.st_size), limit: maxBytes))
+        guard size <= maxBytes else {
+            throw StoreError(.imageTooLarge(path: sourcePath, bytes: size, limit: maxBytes))
         }
 
         let temporaryPath = path(of: TemporaryFiles.name(writer: writer))
@@ -91,6 +85,50 @@ public struct MediaLibrary: Sendable {
         keep = true
         let digest = Self.hex(hasher.finalize())
         return StagedImage(sha256: digest, format: format, byteCount: total, temporaryPath: temporaryPath)
+    }
+
+    /// Opens `path` for reading when it is a regular file (a symbolic link to one counts), and answers the
+    /// descriptor and the file's size; anything else is refused, saying what it is.
+    ///
+    /// `open` on a named pipe waits until a writer appears, and opening a device can have effects of its own, so the
+    /// type is checked with `stat` before opening; the open itself does not wait (`O_NONBLOCK`) and does not take a
+    /// controlling terminal, and `fstat` checks again what was opened, in case the path was replaced in between.
+    static func openRegularFile(_ path: String) throws(StoreError) -> (descriptor: Int32, size: Int64) {
+        func failure(_ code: Int32) -> StoreError {
+            if code == ENOENT || code == ENOTDIR { return StoreError(.imageNotFound(path: path)) }
+            return StoreError(.imageUnreadable(path: path, detail: String(cString: strerror(code))))
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw failure(errno) }
+        if let special = specialFile(info.st_mode) { throw StoreError(.imageNotRegularFile(path: path, type: special)) }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(errno) }
+        var opened = stat()
+        guard fstat(descriptor, &opened) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw failure(code)
+        }
+        if let special = specialFile(opened.st_mode) {
+            close(descriptor)
+            throw StoreError(.imageNotRegularFile(path: path, type: special))
+        }
+        // Reads of a regular file do not wait anyway; the flag is cleared so that they never report EAGAIN.
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        return (descriptor, Int64(opened.st_size))
+    }
+
+    /// What a file of mode `mode` is when it is not a regular file, or nil for a regular file.
+    static func specialFile(_ mode: mode_t) -> StoreError.SpecialFile? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: .folder
+        case S_IFIFO: .namedPipe
+        case S_IFSOCK: .socket
+        case S_IFCHR, S_IFBLK: .device
+        default: .other
+        }
     }
 
     /// Lower-case hexadecimal of `bytes` (two digits a byte).

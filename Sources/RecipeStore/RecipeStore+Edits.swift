@@ -4,11 +4,14 @@ import RecipeModels
 
 extension RecipeStore {
     /// Creates a recipe with a fresh UUID at revision 1, pending upload; returns it.
+    ///
+    /// The title must pass `RecipeText` (no NUL or other control character, one line).
     public func create(title: String, uuid: UUID = UUID()) throws(StoreError) -> Recipe {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw StoreError(.emptyTitle) }
+        try Self.check(title, as: .title)
         let stamp = now().timeIntervalSince1970
-        let id = try write { db in
+        let id = try edit(creating: uuid) { db in
             try db.execute(
                 sql: """
                     INSERT INTO recipes (uuid, title, revision, state, created_at, updated_at)
@@ -22,9 +25,10 @@ extension RecipeStore {
 
     /// Applies `change` to recipe `id` and, in the same transaction, bumps its revision and marks it for upload.
     ///
-    /// A change that fails (unknown id, deleted recipe, index out of range) changes nothing.
+    /// A change that fails (unknown id, deleted recipe, index out of range, text `RecipeText` refuses) changes nothing.
     @discardableResult
     public func apply(_ change: RecipeChange, to id: Int64) throws(StoreError) -> Recipe {
+        if let given = RecipeText.text(of: change) { try Self.check(given.text, as: given.field) }
         var replacedImageFile: String?
         let apply: (Database) throws -> Void = { db in
             let current = try Self.editableRow(db, id: id)
@@ -38,14 +42,14 @@ extension RecipeStore {
             // from removing the new copy before a row refers to it.
             try media.withExclusiveAccess { () throws(StoreError) in
                 try media.install(staged)
-                try write(apply)
+                try edit(apply)
                 try removeIfUnreferenced(replacedImageFile, keeping: staged.fileName)
             }
         case .clearImage:
-            try write(apply)
+            try edit(apply)
             try media.withExclusiveAccess { () throws(StoreError) in try removeIfUnreferenced(replacedImageFile) }
         default:
-            try write(apply)
+            try edit(apply)
         }
         return try recipe(id: id)
     }
@@ -54,7 +58,7 @@ extension RecipeStore {
     /// server confirms the DELETE.
     public func delete(_ id: Int64) throws(StoreError) {
         var imageFile: String?
-        try write { db in
+        try edit { db in
             let row = try Self.editableRow(db, id: id)
             imageFile = row["image_file"]
             let synced: Int64 = row["synced_revision"]
@@ -93,6 +97,26 @@ extension RecipeStore {
     }
 
     // MARK: Internals
+
+    /// Throws the error that says what is wrong with `text` as the value of `field`, if anything.
+    static func check(_ text: String, as field: TextField) throws(StoreError) {
+        if let problem = RecipeText.problem(in: text, field: field) {
+            throw StoreError(.invalidText(field: field, problem: problem))
+        }
+    }
+
+    /// Runs an edit in one write transaction (see `write`), turning a constraint of the schema that refuses it into
+    /// an error in the recipe's words: SQLite's own message (`CHECK constraint failed: …`) never reaches a person.
+    /// `uuid` names the recipe an edit creates.
+    func edit<T>(creating uuid: UUID? = nil, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        try write { db in
+            do {
+                return try body(db)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw StoreError.refusedChange(constraintMessage: error.message, uuid: uuid?.lowercasedString)
+            }
+        }
+    }
 
     /// The row of a recipe that may be edited: it exists and is not deleted.
     static func editableRow(_ db: Database, id: Int64) throws -> Row {

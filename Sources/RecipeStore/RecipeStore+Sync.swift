@@ -46,24 +46,6 @@ public struct ClaimBatch: Sendable, Equatable {
     public var isExhausted = true
 }
 
-/// How a recipe's chain ended, as recorded by `finishChains`.
-public enum ChainResult: Sendable, Equatable {
-    /// The server acknowledged `revision` (with the image it refers to, if any).
-    case uploaded(revision: Int64)
-    /// The server confirmed the deletion.
-    case deleted
-    /// A transient failure: try again at `at` (attempts counts this one).
-    case retryLater(at: Date, attempts: Int, error: String)
-    /// A permanent failure, or the last allowed attempt failed; `serverVersion` when the server answered 409.
-    case failed(attempts: Int, error: String, serverVersion: Int64?)
-    /// `recipes cancel` stopped it: it stays `cancelled` until edited or synced by id.
-    case cancelledByUser
-    /// The run was interrupted (Ctrl-C, credentials refused, lease lost): left as it was for a later run.
-    case interrupted(error: String?)
-    /// The server could not be reached: nothing was sent, no attempt counted.
-    case offline(since: Date)
-}
-
 /// One chain's end, for `finishChains`.
 public struct ChainEnding: Sendable {
     /// The claim the chain ran for.
@@ -102,17 +84,6 @@ public struct LeaseReport: Sendable, Equatable {
         self.cancelRequested = cancelRequested
         self.deleted = deleted
     }
-}
-
-/// What `requestCancel` did.
-public enum CancelResult: Sendable, Equatable {
-    /// The recipe was queued or waiting for a retry; it is now `cancelled`.
-    case cancelledQueued
-    /// The recipe is being uploaded by process `processID` (the owner string when it names no pid); that
-    /// process notices the request within its polling interval and aborts the transfer.
-    case cancelledInFlight(owner: String, processID: Int32?)
-    /// Nothing was queued or running: the recipe is in `state`.
-    case nothingToCancel(state: SyncState)
 }
 
 extension RecipeStore {

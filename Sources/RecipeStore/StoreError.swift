@@ -13,8 +13,11 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case recipeDeleted(id: Int64)
         case indexOutOfRange(what: String, index: Int, count: Int, id: Int64, allowingEnd: Bool = false)
         case emptyTitle
+        case invalidText(field: TextField, problem: TextProblem)
+        case recipeExists(uuid: String)
+        case changeRefused
         case imageNotFound(path: String)
-        case imageNotRegularFile(path: String)
+        case imageNotRegularFile(path: String, type: SpecialFile)
         case imageUnreadable(path: String, detail: String)
         case imageTooLarge(path: String, bytes: Int64, limit: Int64)
         case imageNotRecognised(path: String)
@@ -23,6 +26,16 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case notAFolder(path: String)
         case database(detail: String)
         case badSearch(String)
+    }
+
+    /// What a path given as an image is when it is not a regular file.
+    public enum SpecialFile: Sendable, Equatable {
+        case folder
+        case namedPipe
+        case socket
+        case device
+        /// Anything else that is not a regular file.
+        case other
     }
 
     /// What went wrong.
@@ -57,8 +70,23 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             return "a title cannot be empty; give the recipe a name"
         case .imageNotFound(let path):
             return "\(path): no such file; check the path"
-        case .imageNotRegularFile(let path):
-            return "\(path) is not a regular file; give the path of an image file"
+        case .invalidText(let field, let problem):
+            return Self.describe(problem, in: field)
+        case .recipeExists(let uuid):
+            return "a recipe with uuid \(uuid) exists already; nothing was created"
+        case .changeRefused:
+            return "the database refused the change as invalid, and nothing was changed; check the values given "
+                + "(if they look right, this is a bug in recipes: please report it)"
+        case .imageNotRegularFile(let path, let type):
+            let what: String
+            switch type {
+            case .folder: return "\(path) is a folder, not an image file; give the path of an image file"
+            case .namedPipe: what = "is a named pipe (FIFO), not an image file"
+            case .socket: what = "is a socket, not an image file"
+            case .device: what = "is a device, not an image file"
+            case .other: what = "is not a regular file"
+            }
+            return "\(path) \(what); save the image to a file and give its path"
         case .imageUnreadable(let path, let detail):
             return "cannot read \(path): \(detail); check its permissions"
         case .imageTooLarge(let path, let bytes, let limit):
@@ -76,5 +104,40 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case .badSearch(let message):
             return message
         }
+    }
+}
+
+extension StoreError {
+    /// One line saying what is wrong with a text given for `field`, and what to do.
+    static func describe(_ problem: TextProblem, in field: TextField) -> String {
+        let subject = field == .keywords ? "the keywords contain" : "the \(field.rawValue) contains"
+        switch problem {
+        case .nulByte:
+            return "\(subject) a NUL byte (\\0), which recipes cannot store; remove it and try again"
+        case .controlCharacter(let value):
+            let code = String(value, radix: 16, uppercase: true)
+            let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
+            return "\(subject) the control character U+\(padded), which recipes does not store; remove it and try again"
+        case .lineBreak:
+            let advice: String
+            switch field {
+            case .ingredient: advice = "an ingredient is one line: add each line as an ingredient of its own"
+            case .keywords: advice = "keywords are one line: separate them with commas"
+            default: advice = "the \(field.rawValue) is one line: join its lines"
+            }
+            return "\(subject) a line break; \(advice)"
+        }
+    }
+
+    /// The error for a change SQLite refused by a constraint of the schema (`SQLITE_CONSTRAINT`), from the
+    /// constraint's message, which is never shown: the person at the terminal gets what is wrong in the recipe's
+    /// words. `uuid` is the identity of a recipe being created.
+    static func refusedChange(constraintMessage message: String?, uuid: String? = nil) -> StoreError {
+        let message = message ?? ""
+        if message.hasPrefix("CHECK constraint failed: length(title)") { return StoreError(.emptyTitle) }
+        if let uuid, message.hasPrefix("UNIQUE constraint failed: recipes.uuid") {
+            return StoreError(.recipeExists(uuid: uuid))
+        }
+        return StoreError(.changeRefused)
     }
 }

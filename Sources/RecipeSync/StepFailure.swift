@@ -44,17 +44,34 @@ public struct StepFailure: Error, RetryClassifiable, CustomStringConvertible, Se
             return nil
         case .transient(let reason, let retryAfter):
             return StepFailure(.transient(retryAfter: retryAfter), reason)
-        case .unreachable(let reason):
-            return StepFailure(.transient(retryAfter: nil), reason)
         case .badCredentials(let status, let message):
             return StepFailure(
                 .credentials,
-                "the server refused the credentials (\(message.isEmpty ? "HTTP \(status)" : message)); "
+                "not uploaded: the server refused the credentials (\(message.isEmpty ? "HTTP \(status)" : message)); "
                     + "check server.token (`recipes config set server.token -`)")
         case .permanent(_, let message):
             return StepFailure(.permanent, "\(what): \(message)")
         case .cancelled:
             return StepFailure(.permanent, "\(what): cancelled")
+        }
+    }
+
+    /// What a recipe's owner can do about a transport failure of `kind` that retrying does not fix, or nil when
+    /// retrying is the answer.
+    public static func advice(for kind: TransportError.Kind) -> String? {
+        switch kind {
+        case .tls:
+            "check the server's certificate; for a private CA set server.ca_bundle (or RECIPES_CA_BUNDLE) to its PEM file"
+        case .fileUnreadable:
+            "check that the image's local copy in the home's media folder is readable, or attach the image again"
+        case .invalidRequest:
+            "check server.url (it must start with http:// or https://)"
+        case .responseTooLarge, .malformedAnswer:
+            "check that server.url points at a recipes server"
+        case .setupFailed:
+            "check server.ca_bundle (or RECIPES_CA_BUNDLE) and the libcurl installation (libcurl4)"
+        default:
+            nil
         }
     }
 }

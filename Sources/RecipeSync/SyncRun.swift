@@ -73,7 +73,13 @@ public final class SyncRun: Sendable {
             bearerToken: settings.token, caBundlePath: settings.caBundlePath, maxConcurrentTransfers: options.jobs)
         // Refused credentials stop the run: requests queued behind the refused one are not sent with the same token.
         configuration.haltingStatuses = [401, 403]
-        let client = try HTTPClient(configuration: configuration)
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(configuration: configuration)
+        } catch {
+            // Setting up names files and libraries, never the token.
+            throw SyncRunError.clientSetup(error.message + (StepFailure.advice(for: error.kind).map { "; " + $0 } ?? ""))
+        }
         // Twice `jobs` steps run at once, while the client lets only `jobs` transfers be in flight: a step's
         // database commit and outbox file are prepared while other recipes' bytes are on the wire (a 1,000-recipe
         // sync went from 2.48 s to 2.16 s on the benchmark machine).
@@ -255,11 +261,13 @@ public final class SyncRun: Sendable {
             if error.kind == .halted {
                 // Another request's credentials were refused and the client sends nothing more: the same refusal
                 // for this chain (the run stops, the recipe stays as it was).
-                throw StepFailure(.credentials, "\(what): not sent, the server refused the credentials")
+                throw StepFailure(.credentials, "not sent: the server refused the credentials")
             }
             if error.kind == .connectionRefused || error.kind == .connectTimeout { context.reachability.invalidate() }
             let outcome = TransferOutcome.classify(.failure(error), now: settings.now(), redacting: settings.token)
-            throw StepFailure.from(outcome, what: what) ?? StepFailure(.permanent, "\(what): \(error.message)")
+            var failure = StepFailure.from(outcome, what: what) ?? StepFailure(.permanent, "\(what): \(error.message)")
+            if let advice = StepFailure.advice(for: error.kind) { failure.message += "; " + advice }
+            throw failure
         }
     }
 
@@ -271,38 +279,34 @@ public final class SyncRun: Sendable {
     }
 
     /// The image step: `HEAD` by SHA-256 (a crash after an upload never sends the bytes again), then `PUT` from
-    /// the media copy; returns the server's URL (recorded with the recipe step's first commit).
+    /// the media copy; returns the server's URL (recorded with the recipe step's first commit). Only a `HEAD` with the
+    /// image's `ETag`, or a `PUT` answer naming its SHA-256 and URL, counts as the server having it (see
+    /// `UnexpectedAnswer`).
     func sendImage(
         _ image: ImageReference, _ claim: SyncClaim, _ context: RunContext, _ procedure: ProcedureContext
     ) async throws -> String {
         let what = "image \(image.sha256.prefix(12))"
-        var url: String?
         let head = try await send(context.api.headImage(sha256: image.sha256), context, what: what)
-        switch head.status {
-        case 200:
-            url = context.api.imageURL(sha256: image.sha256)
-        case 404:
-            guard let file = image.localFileName else {
-                throw StepFailure(
-                    .permanent, "\(what): the local copy of the image is gone; attach it again with `image set`")
-            }
-            let request = context.api.putImage(
-                sha256: image.sha256, path: store.media.path(of: file), format: image.format)
-            let response = try await send(request, context, what: what) { progress in
-                procedure.reportProgress(completed: progress.sent, total: progress.total)
-            }
-            guard (200..<300).contains(response.status) else { throw failure(response, what: what) }
-            url = ServerAPI.imageURL(inAnswer: response.body, sha256: image.sha256)
-                ?? context.api.imageURL(sha256: image.sha256)
-        default:
-            throw failure(head, what: what)
+        if ServerAPI.headConfirmsImage(head, sha256: image.sha256) { return context.api.imageURL(sha256: image.sha256) }
+        guard (200..<300).contains(head.status) || head.status == 404 else { throw failure(head, what: what) }
+        guard let file = image.localFileName else {
+            throw StepFailure(
+                .permanent, "\(what): the local copy of the image is gone; attach it again with `image set`")
         }
-        return url ?? context.api.imageURL(sha256: image.sha256)
+        let request = context.api.putImage(sha256: image.sha256, path: store.media.path(of: file), format: image.format)
+        let response = try await send(request, context, what: what) { progress in
+            procedure.reportProgress(completed: progress.sent, total: progress.total)
+        }
+        guard (200..<300).contains(response.status) else { throw failure(response, what: what) }
+        switch ServerAPI.imageAcknowledgement(response, sha256: image.sha256) {
+        case .success(let url): return url
+        case .failure(let unexpected): throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
+        }
     }
 
     /// The JSON step: writes the outbox file of exactly this revision, checks that the lease is still this process's
     /// and the recipe not deleted (`mayUpload`: as the poller last saw it, or the database), then `PUT`s the bytes
-    /// written. Only an answer carrying this revision's version counts as acknowledged.
+    /// written. Only an answer naming this recipe and this revision's version counts as acknowledged.
     func sendRecipe(
         _ claim: SyncClaim, imageURL: String?, _ context: RunContext
     ) async throws {
@@ -323,10 +327,15 @@ public final class SyncRun: Sendable {
         }
         let response = try await send(context.api.putRecipe(uuid: claim.recipe.uuid, document: document), context, what: what)
         switch response.status {
-        case 200, 201:
-            if let version = ServerAPI.version(inAnswer: response.body), version != claim.revision {
+        case 200..<300:
+            switch ServerAPI.recipeAcknowledgement(response, uuid: claim.recipe.uuid) {
+            case .success(let version) where version == claim.revision:
+                return
+            case .success(let version):
                 throw StepFailure(
                     .permanent, "recipe: the server acknowledged version \(version) instead of \(claim.revision)")
+            case .failure(let unexpected):
+                throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
             }
         case 409:
             let version = ServerAPI.version(inAnswer: response.body) ?? claim.revision
@@ -347,11 +356,14 @@ public final class SyncRun: Sendable {
         return try known ?? store.mayUpload(id: claim.recipe.id, owner: settings.owner)
     }
 
-    /// The delete step: `DELETE`; an answer saying it is already gone counts as done.
+    /// The delete step: `DELETE`; `204`, or a contract error saying it is already gone, counts as done.
     func sendDelete(_ claim: SyncClaim, _ context: RunContext) async throws {
         let response = try await send(context.api.deleteRecipe(uuid: claim.recipe.uuid), context, what: "delete")
         guard (200..<300).contains(response.status) || response.status == 404 || response.status == 410 else {
             throw failure(response, what: "delete")
+        }
+        if case .failure(let unexpected) = ServerAPI.deletionAcknowledgement(response) {
+            throw StepFailure(.transient(retryAfter: nil), "delete: \(unexpected)")
         }
     }
 
@@ -376,8 +388,13 @@ public final class SyncRun: Sendable {
             event = makeEvent(.failed, claim, step: step, attempt: attempts, error: message, now: now)
             switch failure?.kind {
             case .credentials:
+                // Nothing failed: the recipe stays due, and says why it was not uploaded.
+                event = makeEvent(.skipped, claim, step: step, error: message, now: now)
                 result = .interrupted(error: message)
-                tally.withLock { $0.credentialsRefused = true }
+                tally.withLock { summary in
+                    summary.credentialsRefused = true
+                    summary.waiting += 1
+                }
                 registry.stopAll(.credentials)
             case .conflict(let version):
                 result = .failed(attempts: attempts, error: message, serverVersion: version)
@@ -398,15 +415,21 @@ public final class SyncRun: Sendable {
         case .cancelled(let reason):
             let stop = registry.stopReason(claim.recipe.id)
             result = stop == .user ? .cancelledByUser : .interrupted(error: nil)
-            event = makeEvent(.cancelled, claim, step: step, error: stop.map(ChainRegistry.words) ?? reason.description, now: now)
-            tally.withLock { $0.cancelled += 1 }
+            if stop == .credentials {
+                // Not cancelled by anyone: not sent, and still due once the credentials are right.
+                event = makeEvent(.skipped, claim, step: step, error: "not sent: the server refused the credentials", now: now)
+                tally.withLock { $0.waiting += 1 }
+            } else {
+                event = makeEvent(.cancelled, claim, step: step, error: stop.map(ChainRegistry.words) ?? reason.description, now: now)
+                tally.withLock { $0.cancelled += 1 }
+            }
         case .deferred(let deferral):
             if deferral.retryAfter == nil {
                 result = .offline(since: now)
                 event = makeEvent(.offline, claim, step: step, error: Self.describe(deferral.error), now: now)
             } else {
                 let delay = deferral.retryAfter.map(Self.seconds) ?? 0
-                let message = Self.describe(deferral.error)
+                let message = describeWait(deferral.error)
                 result = .retryLater(at: now.addingTimeInterval(delay), attempts: deferral.attempts, error: message)
                 // A `retry` for the attempt to come, then `skipped`: the chain ends here, the wait is left to a later run.
                 emit(makeEvent(
@@ -660,6 +683,17 @@ public final class SyncRun: Sendable {
 
     // MARK: Helpers
 
+    /// `error` in words, saying so when the server asked for a longer wait than the retry policy grants (one
+    /// `Retry-After` must not park a recipe for years: see `RetryPolicy.maxRetryAfter`).
+    func describeWait(_ error: any Error) -> String {
+        let message = Self.describe(error)
+        guard let failure = error as? StepFailure, case .transient(let asked?) = failure.kind,
+            asked > retryPolicy.maxRetryAfter
+        else { return message }
+        let cap = Int(Self.seconds(retryPolicy.maxRetryAfter) / 3600)
+        return message + "; the server asked to wait \(Int64(Self.seconds(asked))) s, recipes waits \(cap) h at most"
+    }
+
     static func describe(_ error: any Error) -> String {
         if let failure = error as? StepFailure { return failure.message }
         if let engine = error as? EngineError { return engine.description }
@@ -676,11 +710,15 @@ public final class SyncRun: Sendable {
 public enum SyncRunError: Error, LocalizedError, Equatable {
     /// Work is due but no server is configured.
     case noServer
+    /// The HTTP client could not be set up (a CA bundle, libcurl): what went wrong and what to do.
+    case clientSetup(String)
 
     public var errorDescription: String? {
         switch self {
         case .noServer:
             "no server to upload to; set one with `recipes config set server.url URL` (or RECIPES_SERVER_URL)"
+        case .clientSetup(let message):
+            message
         }
     }
 }
@@ -708,7 +746,7 @@ struct StepObserver: ProcedureObserver {
     func procedure(_ procedure: AnyProcedure, willRetryAfter delay: Duration, attempt: Int, error: any Error) {
         let now = run.settings.now()
         let seconds = SyncRun.seconds(delay)
-        let message = SyncRun.describe(error)
+        let message = run.describeWait(error)
         try? run.store.recordAttempt(
             id: claim.recipe.id, owner: run.settings.owner, attempts: attempt - 1,
             nextAttemptAt: now.addingTimeInterval(seconds), error: message)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Locking
 import RecipeStore
 
 /// What every subcommand starts from: the home, the environment, the configuration and the store.
@@ -7,6 +8,8 @@ struct CommandContext {
     let home: RecipesHome
     let environment: [String: String]
     let console: any Console
+    /// Whether this command has warned about a config file whose token others may read (once per command).
+    private let warnedAboutConfigFile = Locked(false)
 
     init(homeOption: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
          console: any Console = StandardConsole()) {
@@ -22,8 +25,16 @@ struct CommandContext {
         self.console = console
     }
 
-    func configuration() throws -> ClientConfiguration {
-        try ClientConfiguration.load(home: home, environment: environment)
+    /// The configuration of this home; the first load of the command warns on stderr when the file holds a token
+    /// others may read, unless `warnAboutPermissions` is false (`config set` and `unset`, which rewrite it 0600).
+    func configuration(warnAboutPermissions: Bool = true) throws -> ClientConfiguration {
+        let configuration = try ClientConfiguration.load(home: home, environment: environment)
+        if warnAboutPermissions, let warning = configuration.exposedTokenWarning,
+            !warnedAboutConfigFile.withLock({ warned in defer { warned = true }; return warned })
+        {
+            console.err("recipes: \(warning)\n")
+        }
+        return configuration
     }
 
     func openStore() throws -> RecipeStore { try RecipeStore(home: home) }
@@ -46,11 +57,12 @@ struct CommandContext {
         }
     }
 
-    /// An exit status passes through; anything else is printed as one `recipes: …` line and becomes exit status 1.
+    /// An exit status passes through; anything else is printed as one `recipes: …` line (control characters of a
+    /// path or a server's message shown as spaces) and becomes exit status 1.
     private func report(_ error: any Error) -> any Error {
         if let exit = error as? ExitCode { return exit }
         let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
-        console.err("recipes: \(message)\n")
+        console.err("recipes: \(TerminalText.clean(message))\n")
         return ExitCode.failure
     }
 }

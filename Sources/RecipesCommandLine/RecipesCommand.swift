@@ -28,10 +28,41 @@ public struct RecipesCommand: AsyncParsableCommand {
 
     /// Creates the command (used by argument parsing).
     public init() {}
+
+    public func validate() throws { try GlobalOptions.check(home: home) }
+
+    /// Runs the command line `arguments` (without the program name) through ArgumentParser, reading `--home=` as an
+    /// empty `--home ""`, which `validate` refuses: ArgumentParser would take the next argument as the home instead
+    /// (`recipes list --home= 3` would use a folder named `3`).
+    public static func main(arguments: [String]) async {
+        await main(emptyHomeSpelledOut(arguments))
+    }
+
+    /// `arguments` with each `--home=` before a `--` replaced by `--home` and an empty value.
+    static func emptyHomeSpelledOut(_ arguments: [String]) -> [String] {
+        guard arguments.contains("--home=") else { return arguments }
+        var result: [String] = []
+        var optionsEnded = false
+        for argument in arguments {
+            if argument == "--" { optionsEnded = true }
+            if !optionsEnded && argument == "--home=" { result += ["--home", ""] } else { result.append(argument) }
+        }
+        return result
+    }
 }
 
 /// `--home DIR`, accepted after any subcommand too.
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Use DIR for all client state.", valueName: "DIR"))
     var home: String?
+
+    func validate() throws { try Self.check(home: home) }
+
+    /// Refuses an empty `--home`, which would otherwise quietly mean the default home (a script's unset variable,
+    /// `--home "$DIR"`, must not put its recipes somewhere else).
+    static func check(home: String?) throws {
+        if home == "" {
+            throw ValidationError("--home needs a folder, not an empty string; give a path, or leave --home out to use the default home")
+        }
+    }
 }

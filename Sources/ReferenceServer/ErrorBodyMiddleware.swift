@@ -16,6 +16,11 @@ struct ErrorBodyMiddleware: RouterMiddleware {
                 ? "Nothing here: \(request.method.rawValue) \(request.uri.path) is not part of the recipes HTTP contract."
                 : (error.body ?? error.status.reasonPhrase)
             return try ServerError(status: error.status, code: code, message: message, headers: error.headers).response(from: request, context: context)
+        } catch let timeout as RequestBodyTimedOut {
+            // A body a fault or Hummingbird itself was reading stalled: the same answer the routes give.
+            let received = context.record?.bytesReceived ?? 0
+            let length = request.headers[.contentLength].flatMap { Int64($0) }
+            return try ServerError.bodyTimedOut(timeout, received: received, of: length).response(from: request, context: context)
         } catch is CancellationError {
             throw CancellationError()  // the server is stopping this task: there is no one to answer
         } catch {

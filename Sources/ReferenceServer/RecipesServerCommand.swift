@@ -10,7 +10,12 @@ public struct RecipesServerCommand: AsyncParsableCommand {
         abstract: "The reference server of the recipes HTTP contract (recipes in SQLite, images as files).",
         discussion: """
             Prints one line to stdout once listening: "listening on http://HOST:PORT" (with --port 0, the port chosen). \
-            Logs go to stderr. SIGINT or SIGTERM stop it gracefully.
+            Logs go to stderr. SIGINT or SIGTERM stop it gracefully: no new connections, requests in progress get \
+            --drain-timeout to finish, then every connection is closed and it exits 0.
+
+            Timeouts: a connection with no request for --idle-timeout is closed; a request body that sends no byte for \
+            --body-timeout, or less than --min-body-rate bytes per second over a --body-timeout period, is answered 408 \
+            and nothing of it is stored. A request head over 80 KiB is answered 431. DURATION: 500ms, 30s, 1.5m.
 
             \(FaultRule.syntaxHelp)
 
@@ -60,6 +65,25 @@ public struct RecipesServerCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not fsync each image before acknowledging it (faster, less durable).")
     public var noFsync = false
 
+    /// The idle timeout, as written.
+    @Option(name: .long, help: ArgumentHelp("Close a connection with no request in progress after DURATION.", valueName: "DURATION"))
+    public var idleTimeout = "60s"
+
+    /// The body progress period, as written.
+    @Option(name: .long, help: ArgumentHelp("End (408) a request whose body sends no byte for DURATION, or less than --min-body-rate "
+                                            + "per second over a period of DURATION.", valueName: "DURATION"))
+    public var bodyTimeout = "30s"
+
+    /// The least body rate, as written.
+    @Option(name: .long, help: ArgumentHelp("Least request-body bytes per second over each --body-timeout period "
+                                            + "(0: any byte will do).", valueName: "SIZE"))
+    public var minBodyRate = "1KiB"
+
+    /// The drain timeout, as written.
+    @Option(name: .long, help: ArgumentHelp("On SIGINT/SIGTERM, give requests in progress DURATION to finish, then close their "
+                                            + "connections.", valueName: "DURATION"))
+    public var drainTimeout = "10s"
+
     /// Creates the command with default values (ArgumentParser fills it).
     public init() {}
 
@@ -75,6 +99,22 @@ public struct RecipesServerCommand: AsyncParsableCommand {
         for spec in fault {
             do { _ = try FaultRule.parse(spec) } catch { throw ValidationError(error.errorDescription ?? "Bad --fault.") }
         }
+        _ = try timeouts()
+    }
+
+    /// The timeouts the options give; a bad value is a `ValidationError` naming the option.
+    public func timeouts() throws(ValidationError) -> ServerTimeouts {
+        func duration(_ option: String, _ text: String) throws(ValidationError) -> Duration {
+            guard let value = FaultRule.parseDuration(text), value > .zero else {
+                throw ValidationError("\(option) must be a positive duration such as 500ms, 30s or 2m, not \"\(text)\".")
+            }
+            return value
+        }
+        guard let rate = FaultRule.parseByteSize(minBodyRate) else {
+            throw ValidationError("--min-body-rate must be a size in bytes per second such as 0, 512 or 1KiB, not \"\(minBodyRate)\".")
+        }
+        return ServerTimeouts(idle: try duration("--idle-timeout", idleTimeout), body: try duration("--body-timeout", bodyTimeout),
+                              minimumBodyRate: rate, drain: try duration("--drain-timeout", drainTimeout))
     }
 
     /// Starts the server and runs until SIGINT or SIGTERM.
@@ -88,7 +128,7 @@ public struct RecipesServerCommand: AsyncParsableCommand {
         let configuration = ReferenceServerConfiguration(
             dataDirectory: data, host: host, port: port,
             token: Self.effectiveToken(option: token, environment: ProcessInfo.processInfo.environment), maxImageBytes: maxImageBytes,
-            requestLogPath: requestLog, faults: rules, synchronousImageWrites: !noFsync)
+            requestLogPath: requestLog, faults: rules, synchronousImageWrites: !noFsync, timeouts: try timeouts())
         let server: ReferenceServer
         do { server = try ReferenceServer(configuration: configuration) } catch {
             FileHandle.standardError.write(Data("recipes-server: \(error.message)\n".utf8))

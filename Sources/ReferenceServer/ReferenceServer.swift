@@ -40,9 +40,12 @@ public struct ReferenceServer: Sendable {
 
         let host = configuration.host
         let preflight = RequestPreflight(token: configuration.token.map { Array($0.utf8) }, maxImageBytes: configuration.maxImageBytes)
+        let timeouts = configuration.timeouts
         return Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler(preflight: preflight)])),
+            server: .http1(configuration: .init(additionalChannelHandlers: [
+                ExpectContinueHandler(preflight: preflight), OversizedHeadHandler(), ConnectionTimeoutHandler(timeouts: timeouts),
+            ])),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "recipes-server"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
@@ -53,16 +56,30 @@ public struct ReferenceServer: Sendable {
         )
     }
 
-    /// Runs until SIGINT or SIGTERM, then shuts down gracefully (in-flight requests finish, stalls are released).
+    /// Runs until SIGINT or SIGTERM, then shuts down gracefully: in-flight requests get the drain timeout to finish,
+    /// then their connections are closed.
     public func run(onListening: @escaping @Sendable (String) async -> Void) async throws {
-        try await makeApplication(onListening: onListening).runService()
+        let application = makeApplication(onListening: onListening)
+        try await ServiceGroup(configuration: serviceGroupConfiguration(application, handlingSignals: true)).run()
     }
+
+    /// The service group of the application: graceful shutdown on SIGTERM and SIGINT when `handlingSignals`,
+    /// escalated to cancellation shortly after the drain timeout in case a handler outlives its closed connection.
+    private func serviceGroupConfiguration(_ application: some Service, handlingSignals: Bool) -> ServiceGroupConfiguration {
+        var group = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
+                                              logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.timeouts.drain + Self.cancellationMargin
+        return group
+    }
+
+    /// How long after the drain timeout a shutdown that is still waiting for a handler cancels it.
+    static let cancellationMargin: Duration = .seconds(1)
 
     /// Starts the server in this process (for tests and tools) and returns once it is listening.
     public func start() async throws -> RunningReferenceServer {
         let (stream, continuation) = AsyncStream<String>.makeStream()
         let app = makeApplication { url in continuation.yield(url) }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let group = ServiceGroup(configuration: serviceGroupConfiguration(app, handlingSignals: false))
         let task = Task {
             defer { continuation.finish() }
             try await group.run()
@@ -92,7 +109,8 @@ public struct RunningReferenceServer: Sendable {
     /// The bound port.
     public var port: Int { Int(baseURL.split(separator: ":").last ?? "") ?? 0 }
 
-    /// Shuts the server down gracefully (in-flight requests finish, stalls are released) and waits until it has stopped.
+    /// Shuts the server down gracefully (in-flight requests get the drain timeout to finish, stalls are released) and
+    /// waits until it has stopped.
     public func stop() async {
         await group.triggerGracefulShutdown()
         _ = try? await task.value

@@ -16,6 +16,8 @@ public struct ReferenceServerConfiguration: Sendable {
     public var faults: [FaultRule]
     /// Whether each image is flushed to disk (`fsync`) before it is acknowledged.
     public var synchronousImageWrites: Bool
+    /// The idle, request-body and drain timeouts.
+    public var timeouts: ServerTimeouts
 
     /// The default image size limit: 20 MiB, the client's own limit.
     public static let defaultMaxImageBytes: Int64 = 20 << 20
@@ -23,7 +25,7 @@ public struct ReferenceServerConfiguration: Sendable {
     /// Creates a configuration; only the data directory is required.
     public init(dataDirectory: String, host: String = "127.0.0.1", port: Int = 8080, token: String? = nil,
                 maxImageBytes: Int64 = defaultMaxImageBytes, requestLogPath: String? = nil, faults: [FaultRule] = [],
-                synchronousImageWrites: Bool = true) {
+                synchronousImageWrites: Bool = true, timeouts: ServerTimeouts = .standard) {
         self.dataDirectory = dataDirectory
         self.host = host
         self.port = port
@@ -32,5 +34,6 @@ public struct ReferenceServerConfiguration: Sendable {
         self.requestLogPath = requestLogPath
         self.faults = faults
         self.synchronousImageWrites = synchronousImageWrites
+        self.timeouts = timeouts
     }
 }

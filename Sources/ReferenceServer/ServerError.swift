@@ -40,4 +40,12 @@ extension ServerError {
     static func invalid(_ message: String) -> ServerError { ServerError(status: .unprocessableContent, code: "invalid", message: message) }
     /// 404: nothing stored under this path.
     static func notFound(_ message: String) -> ServerError { ServerError(status: .notFound, code: "not-found", message: message) }
+    /// 408: the request body stalled or trickled (see `ServerTimeouts.body`); nothing was stored.
+    static func bodyTimedOut(_ timeout: RequestBodyTimedOut, received: Int64, of length: Int64?) -> ServerError {
+        let seconds = Double(timeout.period.milliseconds) / 1000
+        let expected = length.map { " of \($0)" } ?? ""
+        return ServerError(status: .requestTimeout, code: "body-timeout",
+                           message: "The body stopped making progress after \(received)\(expected) bytes (less than \(timeout.minimumRate) bytes/s over \(seconds.formatted()) s); nothing was stored. Send it again.",
+                           headers: [.connection: "close"])
+    }
 }

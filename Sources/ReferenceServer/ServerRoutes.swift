@@ -45,14 +45,20 @@ struct ServerRoutes: Sendable {
     private func headImage(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let sha = try sha256(context)
         guard let info = try await database.image(sha256: sha) else { throw ServerError.notFound("No image \(sha) on this server.") }
-        return Response(status: .ok, headers: [.contentType: info.contentType, .contentLength: String(info.bytes)])
+        return Response(status: .ok, headers: Self.imageHeaders(info, sha256: sha))
     }
 
     private func getImage(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let sha = try sha256(context)
         guard let info = try await database.image(sha256: sha) else { throw ServerError.notFound("No image \(sha) on this server.") }
         let body = try await FileIO().loadFile(path: images.path(sha256: sha), context: context)
-        return Response(status: .ok, headers: [.contentType: info.contentType, .contentLength: String(info.bytes)], body: body)
+        return Response(status: .ok, headers: Self.imageHeaders(info, sha256: sha), body: body)
+    }
+
+    /// The headers of an image answer (`HEAD` and `GET`): its type, its length and `ETag: "<sha256>"`, by which a
+    /// client tells the server's "I have it" from any other page answering 200.
+    static func imageHeaders(_ info: ServerDatabase.ImageInfo, sha256: String) -> HTTPFields {
+        [.contentType: info.contentType, .contentLength: String(info.bytes), .eTag: "\"\(sha256)\""]
     }
 
     private func putImage(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
@@ -77,6 +83,9 @@ struct ServerRoutes: Sendable {
             }
         } catch let error as ServerError {
             throw error
+        } catch let timeout as RequestBodyTimedOut {
+            context.record?.bodyEnded()
+            throw ServerError.bodyTimedOut(timeout, received: upload.bytes, of: length)
         } catch {
             // The body stream failed (the connection ended mid-body): the same answer as a body that ended early.
             context.record?.bodyEnded()
@@ -138,6 +147,9 @@ struct ServerRoutes: Sendable {
             }
         } catch let error as ServerError {
             throw error
+        } catch let timeout as RequestBodyTimedOut {
+            context.record?.bodyEnded()
+            throw ServerError.bodyTimedOut(timeout, received: Int64(buffer.readableBytes), of: length.map(Int64.init))
         } catch {
             // The body stream failed (the connection ended mid-body): the same answer as a body that ended early.
             context.record?.bodyEnded()

@@ -48,10 +48,10 @@ struct ClientSettings: Sendable, CustomStringConvertible, CustomReflectable {
     /// would then fail verification, and the user would be told about certificates instead of the real cause.
     private static func combinedBundle(extra path: String, system: String?) throws(TransportError) -> [UInt8] {
         guard let extra = FileManager.default.contents(atPath: path) else {
-            throw TransportError(kind: .setupFailed, message: "cannot read the CA bundle \(path); check the RECIPES_CA_BUNDLE path")
+            throw TransportError(kind: .setupFailed, message: "cannot read the CA bundle \(path)")
         }
         guard String(decoding: extra, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
-            throw TransportError(kind: .setupFailed, message: "the CA bundle \(path) holds no PEM certificate; give a PEM file")
+            throw TransportError(kind: .setupFailed, message: "the CA bundle \(path) holds no PEM certificate")
         }
         guard let system, let systemBytes = FileManager.default.contents(atPath: system) else {
             throw TransportError(kind: .setupFailed,

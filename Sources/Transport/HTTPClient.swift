@@ -59,7 +59,7 @@ public final class HTTPClient: Sendable {
         if Task.isCancelled { throw .cancelled() }
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let spare = spareHandles.withLock { $0.popLast() }
-        let transfer = try Transfer(id: id, request: request, settings: settings, easy: spare, progress: progress)
+        let transfer = try CurlTransfer(id: id, request: request, settings: settings, easy: spare, progress: progress)
         let loop = self.loop
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

@@ -1,6 +1,6 @@
 /// Client configuration: the base behaviour of every request an `HTTPClient` sends.
 ///
-/// Reading the environment (`RECIPES_CA_BUNDLE`, `RECIPES_TOKEN`) is the caller's job; proxies come from the
+/// Reading the caller's settings (a CA bundle, a token) is the caller's job; proxies come from the
 /// standard variables (`http_proxy`, `https_proxy`, `no_proxy`…), which libcurl reads itself.
 public struct HTTPClientConfiguration: Sendable, Equatable {
     /// The `User-Agent` header, `recipes/<version>`.
@@ -11,7 +11,8 @@ public struct HTTPClientConfiguration: Sendable, Equatable {
     public var caBundlePath: String?
     /// How long opening a connection (TCP and TLS) may take.
     public var connectTimeout: Duration
-    /// With `lowSpeedTime`: a transfer slower than this many bytes per second for that long is abandoned.
+    /// With `lowSpeedTime`: a transfer slower than this many bytes per second for that long is abandoned (a trickle of
+    /// a few bytes a second is no progress; the slowest real links move kilobytes).
     public var lowSpeedLimitBytesPerSecond: Int
     /// With `lowSpeedLimitBytesPerSecond`: how long a transfer may stay below the limit (a dead server is noticed).
     public var lowSpeedTime: Duration
@@ -24,7 +25,7 @@ public struct HTTPClientConfiguration: Sendable, Equatable {
 
     /// Creates a configuration.
     public init(userAgent: String = "recipes/\(TransportVersion.current)", bearerToken: String? = nil, caBundlePath: String? = nil,
-                connectTimeout: Duration = .seconds(10), lowSpeedLimitBytesPerSecond: Int = 1, lowSpeedTime: Duration = .seconds(30),
+                connectTimeout: Duration = .seconds(10), lowSpeedLimitBytesPerSecond: Int = 256, lowSpeedTime: Duration = .seconds(30),
                 maxConcurrentTransfers: Int = 4) {
         self.userAgent = userAgent
         self.bearerToken = bearerToken

@@ -8,12 +8,19 @@ public struct HTTPRequest: Sendable, Equatable {
     public var headers: [String: String]
     /// What the request sends.
     public var body: RequestBody
+    /// How long the whole answer may take to arrive once its first line has come, however steadily it trickles in;
+    /// nil: only the client's low-speed limit applies. For requests whose answers are small.
+    public var answerDeadline: Duration?
 
     /// Creates a request.
-    public init(method: HTTPMethod, url: String, headers: [String: String] = [:], body: RequestBody = .empty) {
+    public init(
+        method: HTTPMethod, url: String, headers: [String: String] = [:], body: RequestBody = .empty,
+        answerDeadline: Duration? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.answerDeadline = answerDeadline
     }
 }

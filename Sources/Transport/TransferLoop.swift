@@ -15,7 +15,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     // property below is read and written by the loop's own thread only.
 
     private enum Command {
-        case add(Transfer)
+        case add(CurlTransfer)
         case cancel(UInt64)
     }
 
@@ -37,9 +37,9 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     private var halted = false
 
     // Loop-thread state.
-    private var active: [UInt64: Transfer] = [:]
+    private var active: [UInt64: CurlTransfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
-    private var waiting: [Transfer] = []
+    private var waiting: [CurlTransfer] = []
 
     /// Creates the loop and starts its thread.
     init(maxConcurrent: Int, maxConnections: Int, haltingStatuses: Set<Int> = []) throws(TransportError) {
@@ -52,7 +52,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Queues `transfer`; its continuation receives the result. After `shutdown` it fails at once as cancelled.
-    func submit(_ transfer: Transfer) {
+    func submit(_ transfer: CurlTransfer) {
         let accepted = post(.add(transfer))
         if !accepted { transfer.finish(.failure(.cancelled("the HTTP client was shut down"))) }
     }
@@ -61,7 +61,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     ///
     /// The flag is set first, so a cancellation that overtakes the transfer's own `submit` is seen when the
     /// transfer arrives; the loop keeps no record of cancelled ids (which would grow with every cancellation).
-    func cancel(_ transfer: Transfer) {
+    func cancel(_ transfer: CurlTransfer) {
         transfer.cancelRequested.store(true, ordering: .sequentiallyConsistent)
         _ = post(.cancel(transfer.id))
     }
@@ -137,6 +137,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
                     finishedAny = true
                 }
             } while finishedAny && !waiting.isEmpty
+            let nextDeadline = endOverdueAnswers()
             // Sleep only with nothing queued (answers just delivered queue their tasks' jobs here); from here on,
             // whoever queues something wakes the poll.
             let idle = inbox.withLock { inbox in
@@ -144,9 +145,37 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
                 inbox.sleeping = true
                 return true
             }
-            if idle { multi.poll(milliseconds: 1000) }
+            if idle { multi.poll(milliseconds: nextDeadline.map { Self.millisecondsUntil($0) } ?? 1000) }
         }
         close()
+    }
+
+    /// Ends the transfers whose answer is overdue (see `HTTPRequest.answerDeadline`) as timed out; returns the
+    /// earliest deadline still ahead, so that the loop wakes for it.
+    private func endOverdueAnswers() -> UInt64? {
+        var earliest: UInt64?
+        var now: UInt64?
+        for transfer in active.values {
+            guard let due = transfer.answerDueBy else { continue }
+            let current = now ?? CurlTransfer.monotonicNanoseconds()
+            now = current
+            if due > current {
+                earliest = min(earliest ?? due, due)
+                continue
+            }
+            active[transfer.id] = nil
+            byHandle[transfer.easy.handle] = nil
+            multi.remove(transfer.easy)  // aborts the transfer and closes its connection
+            transfer.finish(.failure(transfer.answerDeadlineError()))
+        }
+        return earliest
+    }
+
+    /// The poll timeout until `deadline` on the monotonic clock: at least 1 ms, at most a second.
+    private static func millisecondsUntil(_ deadline: UInt64) -> Int32 {
+        let now = CurlTransfer.monotonicNanoseconds()
+        guard deadline > now else { return 1 }
+        return Int32(min(1000, max(1, (deadline - now + 999_999) / 1_000_000)))
     }
 
     /// Stops starting transfers: those waiting fail at once, and so will any added later.

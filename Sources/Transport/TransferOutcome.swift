@@ -6,12 +6,6 @@ public enum TransferOutcome: Sendable, Equatable {
     case success(status: Int)
     /// Worth retrying later: reset, DNS failure, timeout, 408, 429, 5xx; `retryAfter` from the server if given.
     case transient(reason: String, retryAfter: Duration?)
-    /// The server could not be reached at all: "not now", no attempt is spent.
-    ///
-    /// `classify` never produces this: a refused connection or a connect timeout during a transfer is
-    /// `.transient` (an attempt was made). It is what the sync engine records when its reachability
-    /// condition (`ReachabilityProbe`, checked before each upload) finds the host unreachable.
-    case unreachable(reason: String)
     /// The server refused the credentials (401, 403): the run stops.
     case badCredentials(status: Int, message: String)
     /// Retrying will not help: other 4xx (with the server's message), TLS failures, unreadable file.
@@ -26,8 +20,8 @@ extension TransferOutcome {
 
     /// Classifies the result of one `HTTPClient.send`; `now` anchors an HTTP-date `Retry-After`.
     ///
-    /// Decisions: connection refused, connect timeouts, DNS failures, resets and stalls are `transient`
-    /// (never `unreachable`: that is the reachability condition's verdict, see `TransferOutcome.unreachable`);
+    /// Decisions: connection refused, connect timeouts, DNS failures, resets, stalls and malformed answers (a proxy
+    /// or portal in the way, perhaps for a while) are `transient` (an attempt was made);
     /// TLS, file, request and oversized-answer errors are `permanent`.
     /// Statuses: 2xx success; 408, 429 and every 5xx transient (501 and 505 permanent: retrying cannot
     /// help); 401 and 403 bad credentials; other 4xx, 1xx and 3xx permanent.
@@ -48,7 +42,7 @@ extension TransferOutcome {
         switch error.kind {
         case .cancelled:
             return .cancelled
-        case .connectionRefused, .connectTimeout, .dnsFailure, .connectionLost, .timeout, .other:
+        case .connectionRefused, .connectTimeout, .dnsFailure, .connectionLost, .timeout, .malformedAnswer, .other:
             return .transient(reason: message, retryAfter: nil)
         default: // .tls, .fileUnreadable, .invalidRequest, .setupFailed, .responseTooLarge
             return .permanent(status: nil, message: message)

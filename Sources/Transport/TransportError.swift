@@ -7,7 +7,8 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case connectionRefused, connectTimeout, dnsFailure, connectionLost, timeout
-            case tls, fileUnreadable, invalidRequest, cancelled, halted, setupFailed, responseTooLarge, other
+            case tls, fileUnreadable, invalidRequest, cancelled, halted, setupFailed, responseTooLarge, malformedAnswer
+            case other
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -36,6 +37,9 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
         public static let setupFailed = Kind(.setupFailed)
         /// The server's answer was larger than the client keeps in memory (`HTTPClient.maxResponseBytes`).
         public static let responseTooLarge = Kind(.responseTooLarge)
+        /// The server's answer is not HTTP that can be read: not HTTP at all, or a header line or header section
+        /// beyond libcurl's limit (100 KiB), which libcurl reports as "out of memory".
+        public static let malformedAnswer = Kind(.malformedAnswer)
         /// Any other libcurl failure.
         public static let other = Kind(.other)
 
@@ -62,33 +66,7 @@ public struct TransportError: Error, LocalizedError, Sendable, Equatable {
         TransportError(kind: .cancelled, message: message)
     }
 
-    /// What went wrong and what to do about it.
-    public var errorDescription: String? {
-        "\(message); \(advice)"
-    }
-
-    private var advice: String {
-        switch kind {
-        case .connectionRefused, .connectTimeout:
-            "check that the server is running and the server URL is right; the upload will be tried again when it is reachable"
-        case .dnsFailure:
-            "check the host name in the server URL and the network connection"
-        case .connectionLost, .timeout, .other:
-            "the upload will be retried; if this keeps happening check the server and the network"
-        case .tls:
-            "check the server's certificate; for a private CA set RECIPES_CA_BUNDLE to its PEM file"
-        case .fileUnreadable:
-            "check that the file exists and is readable, then sync again"
-        case .invalidRequest:
-            "check the server URL (it must start with http:// or https://)"
-        case .cancelled:
-            "sync again to resume it"
-        case .setupFailed:
-            "check the libcurl installation and RECIPES_CA_BUNDLE"
-        case .responseTooLarge:
-            "check that the server URL points at a recipes server"
-        default:
-            "try again"
-        }
-    }
+    /// What went wrong on the wire (or in setting the client up), in words; what it means for the caller's work and
+    /// what to do is the caller's to say.
+    public var errorDescription: String? { message }
 }

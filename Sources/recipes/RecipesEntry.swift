@@ -9,6 +9,6 @@ struct RecipesEntry {
         if let background = BackgroundSyncArguments(CommandLine.arguments.dropFirst()) {
             exit(await background.run())
         }
-        await RecipesCommand.main()
+        await RecipesCommand.main(arguments: Array(CommandLine.arguments.dropFirst()))
     }
 }

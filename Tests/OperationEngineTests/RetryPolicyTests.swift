@@ -42,6 +42,20 @@ struct RetryPolicyTests {
         #expect(policy.decide(error: shorter, attempt: 2, networkWaited: .zero, fraction: 1) == .retry(after: .seconds(2)))
     }
 
+    @Test("a Retry-After longer than the cap (24 h by default) is cut to the cap, however absurd")
+    func retryAfterCapped() {
+        for seconds: Int64 in [86_401, 999_999_999, 999_999_999_999] {
+            let absurd = TestFailure(failureKind: .transient(retryAfter: .seconds(seconds)))
+            #expect(RetryPolicy.standard.decide(error: absurd, attempt: 1, networkWaited: .zero, fraction: 0)
+                == .deferRetry(after: .seconds(86_400)))
+        }
+        let capped = RetryPolicy(maxRetryAfter: .seconds(60), maxInRunDelay: nil)
+        let asked = TestFailure(failureKind: .transient(retryAfter: .seconds(3_600)))
+        #expect(capped.decide(error: asked, attempt: 1, networkWaited: .zero, fraction: 0) == .retry(after: .seconds(60)))
+        let within = TestFailure(failureKind: .transient(retryAfter: .seconds(50)))
+        #expect(capped.decide(error: within, attempt: 1, networkWaited: .zero, fraction: 0) == .retry(after: .seconds(50)))
+    }
+
     @Test("a wait longer than the run accepts defers the procedure instead")
     func longWaitDefers() {
         let far = TestFailure(failureKind: .transient(retryAfter: .seconds(120)))

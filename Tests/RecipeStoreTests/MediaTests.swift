@@ -42,7 +42,7 @@ struct MediaTests {
         }
         let missing = dir.url.appendingPathComponent("nope.png").path
         #expect(kind { _ = try store.media.stage(from: missing) } == .imageNotFound(path: missing))
-        #expect(kind { _ = try store.media.stage(from: dir.url.path) } == .imageNotRegularFile(path: dir.url.path))
+        #expect(kind { _ = try store.media.stage(from: dir.url.path) } == .imageNotRegularFile(path: dir.url.path, type: .folder))
         let text = dir.file("notes.png", Array("just text".utf8))
         #expect(kind { _ = try store.media.stage(from: text) } == .imageNotRecognised(path: text))
         let empty = dir.file("empty.jpg", [])

@@ -80,11 +80,15 @@ struct StepFailureTests {
         #expect(plain.kind == .transient(retryAfter: nil))
     }
 
-    @Test("unreachable during a transfer is transient without a server delay")
-    func unreachable() throws {
-        let failure = try #require(StepFailure.from(.unreachable(reason: "connection refused"), what: "image"))
-        #expect(failure.kind == .transient(retryAfter: nil))
-        #expect(failure.failureKind == .transient(retryAfter: nil))
+    @Test("a transport failure that retrying cannot fix comes with what to do; a transient one with none")
+    func transportAdvice() {
+        #expect(StepFailure.advice(for: .tls)?.contains("server.ca_bundle") == true)
+        #expect(StepFailure.advice(for: .setupFailed)?.contains("RECIPES_CA_BUNDLE") == true)
+        #expect(StepFailure.advice(for: .malformedAnswer)?.contains("recipes server") == true)
+        #expect(StepFailure.advice(for: .invalidRequest)?.contains("server.url") == true)
+        for kind: TransportError.Kind in [.connectionRefused, .connectTimeout, .dnsFailure, .connectionLost, .timeout] {
+            #expect(StepFailure.advice(for: kind) == nil, "\(kind)")
+        }
     }
 
     @Test("refused credentials stop the run and are not retried; the message says what to do")

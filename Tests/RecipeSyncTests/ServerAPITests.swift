@@ -29,6 +29,7 @@ struct ServerAPITests {
             "ftp://recipes.example.org", "file:///tmp/x", "http://", "http:///v1", "recipes.example.org",
             "http://recipes.example.org?token=1", "http://recipes.example.org/?a=b/", "http://recipes.example.org/#top",
             "", "   ", "not a url", "http://user:secret@recipes.example.org", "https://user@recipes.example.org",
+            "http://recipes.example.org:99999", "http://recipes.example.org:0", "http://127.0.0.1:65536/",
         ])
     func refuses(input: String) {
         #expect(ServerAPI(baseURL: input) == nil)
@@ -50,6 +51,9 @@ struct ServerAPITests {
         #expect(api.putImage(sha256: Self.sha, path: "/m/x", format: .jpeg).body.contentType == "image/jpeg")
         #expect(api.putImage(sha256: Self.sha, path: "/m/x", format: .webp).body.contentType == "image/webp")
         #expect(api.imageURL(sha256: Self.sha) == "http://h:1/v1/images/\(Self.sha)")
+        // Their answers are small: a trickle past 30 s is no progress.
+        #expect(head.answerDeadline == .seconds(30))
+        #expect(api.putImage(sha256: Self.sha, path: "/m/x", format: .png).answerDeadline == .seconds(30))
     }
 
     @Test("PUT and DELETE of a recipe go to /v1/recipes/{lower-case uuid}; the PUT sends the outbox document as JSON")
@@ -65,19 +69,111 @@ struct ServerAPITests {
         #expect(delete.method == .delete)
         #expect(delete.url == "https://example.org/base/v1/recipes/0f8fad5b-d9cb-469f-a165-70867728950e")
         #expect(delete.body == .empty)
+        #expect(put.answerDeadline == .seconds(30))
+        #expect(delete.answerDeadline == .seconds(30))
     }
 
-    @Test("the image answer's URL is taken only when its sha256 is the one uploaded")
-    func imageAnswer() {
-        let good = Data(#"{"sha256":"\#(Self.sha)","url":"http://h/v1/images/\#(Self.sha)","bytes":4}"#.utf8)
-        #expect(ServerAPI.imageURL(inAnswer: good, sha256: Self.sha) == "http://h/v1/images/\(Self.sha)")
+    static let json = ["Content-Type": "application/json"]
+    static let portal = HTTPResponse(
+        status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>Please log in</html>".utf8))
+
+    @Test("an image PUT is acknowledged only by JSON naming its SHA-256 and an http(s) URL ending in it")
+    func imageAcknowledgement() {
+        func answer(_ body: String, headers: [String: String] = Self.json) -> Result<String, UnexpectedAnswer> {
+            ServerAPI.imageAcknowledgement(HTTPResponse(status: 201, headers: headers, body: Data(body.utf8)), sha256: Self.sha)
+        }
+        let url = "http://h/v1/images/\(Self.sha)"
+        #expect(answer(#"{"sha256":"\#(Self.sha)","url":"\#(url)","bytes":4}"#) == .success(url))
+        #expect(answer(#"{"sha256":"\#(Self.sha.uppercased())","url":"https://h:8/x/\#(Self.sha)"}"#, headers: [:])
+            == .success("https://h:8/x/\(Self.sha)"))
         let other = String(repeating: "cd", count: 32)
-        let mismatched = Data(#"{"sha256":"\#(other)","url":"http://h/v1/images/\#(other)","bytes":4}"#.utf8)
-        #expect(ServerAPI.imageURL(inAnswer: mismatched, sha256: Self.sha) == nil)
-        #expect(ServerAPI.imageURL(inAnswer: Data(#"{"sha256":"\#(Self.sha)"}"#.utf8), sha256: Self.sha) == nil)
-        #expect(ServerAPI.imageURL(inAnswer: Data(#"{"url":""}"#.utf8), sha256: Self.sha) == nil)
-        #expect(ServerAPI.imageURL(inAnswer: Data("<html>".utf8), sha256: Self.sha) == nil)
-        #expect(ServerAPI.imageURL(inAnswer: Data(), sha256: Self.sha) == nil)
+        let refusals: [(String, UnexpectedAnswer.Problem)] = [
+            (#"{"sha256":"\#(other)","url":"http://h/v1/images/\#(other)"}"#, .notAcknowledging(what: "the image's SHA-256 and URL")),
+            (#"{"url":"\#(url)"}"#, .notAcknowledging(what: "the image's SHA-256 and URL")),
+            (#"{"sha256":"\#(Self.sha)"}"#, .notAcknowledging(what: "the image's SHA-256 and URL")),
+            (#"{"sha256":"\#(Self.sha)","url":"file:///etc/passwd"}"#, .badImageURL("file:///etc/passwd")),
+            (#"{"sha256":"\#(Self.sha)","url":"http://h/v1/images/\#(other)"}"#, .badImageURL("http://h/v1/images/\(other)")),
+            (#"{"sha256":"\#(Self.sha)","url":"/v1/images/\#(Self.sha)"}"#, .badImageURL("/v1/images/\(Self.sha)")),
+            (#"{"sha256":"\#(Self.sha)","url":"http://h/\#(Self.sha)?x=1"}"#, .badImageURL("http://h/\(Self.sha)?x=1")),
+            ("", .notJSON(contentType: "application/json")),
+            ("[]", .notJSON(contentType: "application/json")),
+        ]
+        for (body, problem) in refusals {
+            #expect(answer(body) == .failure(UnexpectedAnswer(status: 201, problem: problem)), "\(body)")
+        }
+        #expect(ServerAPI.imageAcknowledgement(Self.portal, sha256: Self.sha)
+            == .failure(UnexpectedAnswer(status: 200, problem: .htmlPage)))
+        #expect(answer("  <!doctype html>", headers: [:]) == .failure(UnexpectedAnswer(status: 201, problem: .htmlPage)))
+        #expect(answer("ok", headers: ["Content-Type": "text/plain"])
+            == .failure(UnexpectedAnswer(status: 201, problem: .notJSON(contentType: "text/plain"))))
+    }
+
+    @Test("a recipe PUT is acknowledged only by JSON naming its identifier and a version")
+    func recipeAcknowledgement() throws {
+        let uuid = try #require(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E"))
+        func answer(_ body: String) -> Result<Int64, UnexpectedAnswer> {
+            ServerAPI.recipeAcknowledgement(HTTPResponse(status: 200, headers: Self.json, body: Data(body.utf8)), uuid: uuid)
+        }
+        #expect(answer(#"{"identifier":"0f8fad5b-d9cb-469f-a165-70867728950e","version":7}"#) == .success(7))
+        #expect(answer(#"{"identifier":"0F8FAD5B-D9CB-469F-A165-70867728950E","version":2}"#) == .success(2))
+        let missing = UnexpectedAnswer(status: 200, problem: .notAcknowledging(what: "this recipe's identifier and version"))
+        for body in [#"{"version":7}"#, #"{"identifier":"0f8fad5b-d9cb-469f-a165-70867728950e"}"#,
+                     #"{"identifier":"11111111-d9cb-469f-a165-70867728950e","version":7}"#,
+                     #"{"identifier":"0f8fad5b-d9cb-469f-a165-70867728950e","version":"7"}"#, "{}"] {
+            #expect(answer(body) == .failure(missing), "\(body)")
+        }
+        #expect(ServerAPI.recipeAcknowledgement(Self.portal, uuid: uuid) == .failure(UnexpectedAnswer(status: 200, problem: .htmlPage)))
+        #expect(ServerAPI.recipeAcknowledgement(HTTPResponse(status: 201), uuid: uuid)
+            == .failure(UnexpectedAnswer(status: 201, problem: .notJSON(contentType: nil))))
+    }
+
+    @Test("a DELETE is acknowledged by 204, or by a contract error body with 404 or 410; any other answer is not the contract's")
+    func deletionAcknowledgement() {
+        func verdict(_ status: Int, _ body: String = "", _ headers: [String: String] = [:]) -> Bool {
+            if case .success = ServerAPI.deletionAcknowledgement(HTTPResponse(status: status, headers: headers, body: Data(body.utf8))) {
+                return true
+            }
+            return false
+        }
+        #expect(verdict(204))
+        #expect(verdict(404, #"{"error":"not_found","message":"No recipe."}"#, Self.json))
+        #expect(verdict(410, #"{"error":"deleted","version":3}"#, Self.json))
+        #expect(!verdict(200))
+        #expect(!verdict(200, "<html>Please log in</html>", ["Content-Type": "text/html"]))
+        #expect(!verdict(404, "<html>Not Found</html>", ["Content-Type": "text/html"]))
+        #expect(!verdict(404, "Not Found", ["Content-Type": "text/plain"]))
+        func refusal(_ response: HTTPResponse) -> UnexpectedAnswer? {
+            if case .failure(let unexpected) = ServerAPI.deletionAcknowledgement(response) { return unexpected }
+            return nil
+        }
+        #expect(refusal(Self.portal) == UnexpectedAnswer(status: 200, problem: .htmlPage))
+        #expect(refusal(HTTPResponse(status: 202)) == UnexpectedAnswer(status: 202, problem: .unexpectedStatus(expected: "204")))
+    }
+
+    @Test("a HEAD proves the server has the image only with 200 and the image's ETag")
+    func headConfirmation() {
+        func head(_ status: Int, _ headers: [String: String]) -> Bool {
+            ServerAPI.headConfirmsImage(HTTPResponse(status: status, headers: headers), sha256: Self.sha)
+        }
+        #expect(head(200, ["ETag": "\"\(Self.sha)\""]))
+        #expect(head(200, ["etag": " W/\"\(Self.sha)\" "]))
+        #expect(!head(200, [:]))
+        #expect(!head(200, ["Content-Type": "text/html"]))
+        #expect(!head(200, ["ETag": Self.sha]))
+        #expect(!head(200, ["ETag": "\"\(String(repeating: "cd", count: 32))\""]))
+        #expect(!head(404, ["ETag": "\"\(Self.sha)\""]))
+    }
+
+    @Test("the message of an unexpected answer says what came, that nothing was marked synced, and what to check")
+    func unexpectedAnswerWords() {
+        let portal = UnexpectedAnswer(status: 200, problem: .htmlPage).description
+        #expect(portal.contains("HTTP 200"))
+        #expect(portal.contains("HTML page"))
+        #expect(portal.contains("captive portal or a proxy"))
+        #expect(portal.hasSuffix("nothing was marked synced"))
+        let url = UnexpectedAnswer(status: 201, problem: .badImageURL("file:///etc/passwd\u{1B}[2J")).description
+        #expect(url.contains("file:///etc/passwd?[2J"))
+        #expect(!url.contains("\u{1B}"))
     }
 
     @Test("the version is read from a recipe answer and from a 409 body; anything else has none")

@@ -461,9 +461,12 @@ struct SyncRunTests {
             let log = await server.requests(atLeast: 1)
             #expect(log.allSatisfy { $0.status == 401 || $0.status == nil })
             #expect(log.count <= 2, "the run must stop after the refusal, not try every recipe")
-            let failed = recorder.events(.failed)
-            #expect(failed.count >= 1)
-            #expect(failed.first?.error?.contains("credentials") == true)
+            // Nothing failed: every recipe of the run says it was not uploaded because of the credentials.
+            #expect(recorder.events(.failed).isEmpty)
+            let skipped = recorder.events(.skipped)
+            #expect(skipped.count == recipes.count)
+            #expect(skipped.allSatisfy { $0.error?.contains("refused the credentials") == true })
+            #expect(skipped.allSatisfy { $0.error?.hasPrefix("not ") == true })
             for event in recorder.events {
                 let text = "\(event)"
                 #expect(!text.contains(clientToken))

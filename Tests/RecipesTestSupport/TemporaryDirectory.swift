@@ -48,3 +48,38 @@ public func builtProduct(_ name: String) -> URL {
     return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)")
 }
+
+/// Runs `body` on a thread of its own and waits up to `seconds` for it to return; past that, `release` is called
+/// every 0.1 s (to unblock it, e.g. by opening the other end of a named pipe) until it returns. Answers whether it
+/// returned within the bound, and what it returned. The bound is generous: it keeps a test that would hang from
+/// hanging, it does not time anything.
+public func runBounded<Value: Sendable>(
+    seconds: Double, release: () -> Void, _ body: @escaping @Sendable () -> Value
+) -> (inTime: Bool, value: Value) {
+    let outcome = BoundedOutcome<Value>()
+    Thread {
+        outcome.value = body()
+        outcome.done.signal()
+    }.start()
+    var inTime = true
+    if outcome.done.wait(timeout: .now() + seconds) == .timedOut {
+        inTime = false
+        repeat { release() } while outcome.done.wait(timeout: .now() + 0.1) == .timedOut
+    }
+    return (inTime, outcome.value!)
+}
+
+/// Opens the named pipe at `path` for writing without waiting and closes it at once: a reader blocked in `open`
+/// (or in `read`) then sees the end of the pipe. Does nothing when no reader has it open.
+public func releaseReader(ofPipe path: String) {
+    let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+    if descriptor >= 0 { close(descriptor) }
+}
+
+/// What a `runBounded` body returned, handed from its thread to the waiting one.
+// @unchecked Sendable: `value` is written once by the body's thread before it signals `done`, and read only after
+// `done` was waited for, so the semaphore orders the write before the read.
+private final class BoundedOutcome<Value>: @unchecked Sendable {
+    var value: Value?
+    let done = DispatchSemaphore(value: 0)
+}

@@ -25,6 +25,37 @@ struct CommandTests {
         #expect(help.contains("--request-log"))
     }
 
+    @Test("the timeout options parse durations and sizes into the server's timeouts; the defaults are 60s, 30s, 1KiB/s, 10s")
+    func timeoutOptions() throws {
+        let defaults = try RecipesServerCommand.parseAsRoot(["--data", "/tmp/x"]) as? RecipesServerCommand
+        #expect(try defaults?.timeouts() == ServerTimeouts.standard)
+        #expect(ServerTimeouts.standard == ServerTimeouts(idle: .seconds(60), body: .seconds(30), minimumBodyRate: 1024, drain: .seconds(10)))
+        let custom = try RecipesServerCommand.parseAsRoot(["--data", "/tmp/x", "--idle-timeout", "500ms", "--body-timeout", "1.5s",
+                                                          "--min-body-rate", "0", "--drain-timeout", "2m"]) as? RecipesServerCommand
+        #expect(try custom?.timeouts() == ServerTimeouts(idle: .milliseconds(500), body: .milliseconds(1500), minimumBodyRate: 0, drain: .seconds(120)))
+    }
+
+    @Test("a timeout that is zero, negative or not a duration is a usage error naming the option", arguments: [
+        ["--idle-timeout", "0s"], ["--body-timeout", "ten"], ["--drain-timeout", "5"], ["--min-body-rate", "-1"], ["--idle-timeout", "-2s"],
+    ])
+    func badTimeout(arguments: [String]) {
+        do {
+            _ = try RecipesServerCommand.parseAsRoot(["--data", "/tmp/x"] + arguments)
+            Issue.record("\(arguments) was accepted")
+        } catch {
+            #expect(RecipesServerCommand.exitCode(for: error).rawValue == 64)
+            #expect(RecipesServerCommand.message(for: error).contains(arguments[0]))
+        }
+    }
+
+    @Test("--help documents the timeout options, their defaults and the 408 and 431 answers")
+    func timeoutHelp() {
+        let help = RecipesServerCommand.helpMessage()
+        for text in ["--idle-timeout", "--body-timeout", "--min-body-rate", "--drain-timeout", "(default: 60s)", "(default: 1KiB)", "408", "431"] {
+            #expect(help.contains(text), "\(text)")
+        }
+    }
+
     @Test("the built binary with --port 0 prints exactly one 'listening on' line with its port, serves, and exits 0 on SIGTERM")
     func binary() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recipes-server-bin-\(UUID().uuidString)").path

@@ -42,13 +42,26 @@ enum RawHTTPClient {
 
     private static func blockingExchange(port: Int, method: String, path: String, headers: [String: String], body: Data,
                                          declaredLength: Int?, sendLength: Bool, closeAfterSending: Bool, readTimeout: Double) -> RawOutcome {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = connectSocket(port: port, readTimeout: readTimeout)
         guard fd >= 0 else { return .reset }
         defer { close(fd) }
+        var allHeaders = headers
+        if sendLength, !body.isEmpty || declaredLength != nil { allHeaders["Content-Length"] = String(declaredLength ?? body.count) }
+        var bytes = requestHead(port: port, method: method, path: path, headers: allHeaders)
+        bytes.append(body)
+        guard sendAll(fd, bytes) else { return readAnswer(fd, method: method) }
+        if closeAfterSending { shutdown(fd, Int32(SHUT_WR)) }
+        return readAnswer(fd, method: method)
+    }
+
+    /// A connected TCP socket to 127.0.0.1:`port` whose reads time out after `readTimeout` seconds, or -1.
+    static func connectSocket(port: Int, readTimeout: Double) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return -1 }
         var timeout = timeval(tv_sec: Int(readTimeout), tv_usec: Int((readTimeout - Double(Int(readTimeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var noSigPipe: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &noSigPipe, socklen_t(MemoryLayout<Int32>.size))
+        var keepAlive: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &keepAlive, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -56,21 +69,22 @@ enum RawHTTPClient {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { return .reset }
-
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
-        var allHeaders = headers
-        if sendLength, !body.isEmpty || declaredLength != nil { allHeaders["Content-Length"] = String(declaredLength ?? body.count) }
-        for (name, value) in allHeaders.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
-        head += "\r\n"
-        var bytes = Data(head.utf8)
-        bytes.append(body)
-        guard sendAll(fd, bytes) else { return readAnswer(fd, method: method) }
-        if closeAfterSending { shutdown(fd, Int32(SHUT_WR)) }
-        return readAnswer(fd, method: method)
+        guard connected == 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
     }
 
-    private static func sendAll(_ fd: Int32, _ data: Data) -> Bool {
+    /// The bytes of a request head with `Host` and `headers` (sorted by name).
+    static func requestHead(port: Int, method: String, path: String, headers: [String: String]) -> Data {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        return Data(head.utf8)
+    }
+
+    static func sendAll(_ fd: Int32, _ data: Data) -> Bool {
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -82,7 +96,7 @@ enum RawHTTPClient {
         }
     }
 
-    private static func readAnswer(_ fd: Int32, method: String) -> RawOutcome {
+    static func readAnswer(_ fd: Int32, method: String) -> RawOutcome {
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

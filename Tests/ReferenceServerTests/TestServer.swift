@@ -63,6 +63,11 @@ func withServer(_ configure: (inout ReferenceServerConfiguration) throws -> Void
     await running.stop()
 }
 
+/// Starts a server with `configuration` whose logs are dropped (for tests that stop it themselves).
+func startQuietly(_ configuration: ReferenceServerConfiguration) async throws -> RunningReferenceServer {
+    try await ReferenceServer(configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })).start()
+}
+
 /// Test fixtures: image bytes, their SHA-256 and recipe documents.
 enum Fixture {
     /// `count` bytes of a fake PNG (the server checks the hash, not the format).

@@ -1,7 +1,7 @@
 import Testing
 @testable import Transport
 
-@Suite("Transfer.kind(curlCode:…): what each libcurl result code means, without I/O")
+@Suite("CurlTransfer.kind(curlCode:…): what each libcurl result code means, without I/O")
 struct CurlResultKindTests {
     struct Row: Sendable, CustomTestStringConvertible {
         var code: Int
@@ -25,39 +25,42 @@ struct CurlResultKindTests {
         Row(code: 91, kind: .tls),
         Row(code: 26, kind: .fileUnreadable), Row(code: 42, kind: .fileUnreadable),
         Row(code: 3, kind: .invalidRequest), Row(code: 1, kind: .invalidRequest), Row(code: 43, kind: .invalidRequest),
+        Row(code: 8, kind: .malformedAnswer),                                        // WEIRD_SERVER_REPLY
+        Row(code: 27, requestSent: true, kind: .malformedAnswer),                    // a header over libcurl's limit
+        Row(code: 27, requestSent: false, kind: .other),                             // out of memory, really
         Row(code: 23, kind: .other), Row(code: 9999, kind: .other), Row(code: -1, kind: .other),
     ]
 
     @Test("Each code maps to its kind", arguments: table)
     func mapping(row: Row) {
-        #expect(Transfer.kind(curlCode: row.code, nameLookupDone: row.nameLookupDone, requestSent: row.requestSent) == row.kind)
+        #expect(CurlTransfer.kind(curlCode: row.code, nameLookupDone: row.nameLookupDone, requestSent: row.requestSent) == row.kind)
     }
 
     @Test("A failed TLS handshake is retried; a certificate that does not verify is not")
     func handshakeVersusVerification() {
-        let handshake = TransportError(kind: Transfer.kind(curlCode: 35, nameLookupDone: true, requestSent: false), message: "m")
-        let certificate = TransportError(kind: Transfer.kind(curlCode: 60, nameLookupDone: true, requestSent: false), message: "m")
+        let handshake = TransportError(kind: CurlTransfer.kind(curlCode: 35, nameLookupDone: true, requestSent: false), message: "m")
+        let certificate = TransportError(kind: CurlTransfer.kind(curlCode: 60, nameLookupDone: true, requestSent: false), message: "m")
         #expect(TransferOutcome.classify(.failure(handshake), now: .now) == .transient(reason: "m", retryAfter: nil))
         #expect(TransferOutcome.classify(.failure(certificate), now: .now) == .permanent(status: nil, message: "m"))
     }
 }
 
-@Suite("Transfer.shouldReport: progress at most every 25 ms, the completing report always, nothing twice")
+@Suite("CurlTransfer.shouldReport: progress at most every 25 ms, the completing report always, nothing twice")
 struct ProgressReportTests {
     static let ms: UInt64 = 1_000_000
 
     @Test("a quick upload reports only its completion; a slow one every 25 ms; repeats and empty reports never")
     func decisions() {
         // 5 ms into a 256 KiB upload: too soon for 64 KiB, but the whole body always goes.
-        #expect(!Transfer.shouldReport(sent: 65_536, total: 262_144, lastSent: -1, lastAt: 0, now: 5 * Self.ms))
-        #expect(Transfer.shouldReport(sent: 262_144, total: 262_144, lastSent: -1, lastAt: 0, now: 5 * Self.ms))
+        #expect(!CurlTransfer.shouldReport(sent: 65_536, total: 262_144, lastSent: -1, lastAt: 0, now: 5 * Self.ms))
+        #expect(CurlTransfer.shouldReport(sent: 262_144, total: 262_144, lastSent: -1, lastAt: 0, now: 5 * Self.ms))
         // A slow upload: a report once 25 ms have passed since the last.
-        #expect(!Transfer.shouldReport(sent: 100, total: 1_000, lastSent: 50, lastAt: 100 * Self.ms, now: 124 * Self.ms))
-        #expect(Transfer.shouldReport(sent: 100, total: 1_000, lastSent: 50, lastAt: 100 * Self.ms, now: 125 * Self.ms))
+        #expect(!CurlTransfer.shouldReport(sent: 100, total: 1_000, lastSent: 50, lastAt: 100 * Self.ms, now: 124 * Self.ms))
+        #expect(CurlTransfer.shouldReport(sent: 100, total: 1_000, lastSent: 50, lastAt: 100 * Self.ms, now: 125 * Self.ms))
         // Nothing new, or nothing at all, is never reported.
-        #expect(!Transfer.shouldReport(sent: 1_000, total: 1_000, lastSent: 1_000, lastAt: 0, now: 900 * Self.ms))
-        #expect(!Transfer.shouldReport(sent: 0, total: 0, lastSent: -1, lastAt: 0, now: 900 * Self.ms))
+        #expect(!CurlTransfer.shouldReport(sent: 1_000, total: 1_000, lastSent: 1_000, lastAt: 0, now: 900 * Self.ms))
+        #expect(!CurlTransfer.shouldReport(sent: 0, total: 0, lastSent: -1, lastAt: 0, now: 900 * Self.ms))
         // Unknown total (0): progress by time alone.
-        #expect(Transfer.shouldReport(sent: 10, total: 0, lastSent: -1, lastAt: 0, now: 30 * Self.ms))
+        #expect(CurlTransfer.shouldReport(sent: 10, total: 0, lastSent: -1, lastAt: 0, now: 30 * Self.ms))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Locking
 import Testing
 import Transport

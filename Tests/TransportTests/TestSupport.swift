@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Transport
 
 /// Small helpers shared by the transport's I/O tests.

@@ -80,7 +80,8 @@ struct ConfigCommand: ParsableCommand {
                     raw = line
                 }
                 let normalized = try key.validate(raw)
-                _ = try context.configuration()  // refuse to rewrite a file that does not parse
+                // Refuses to rewrite a file that does not parse; the rewrite gives it mode 0600, so no warning about it.
+                _ = try context.configuration(warnAboutPermissions: false)
                 try ClientConfiguration.write(key, value: normalized, home: context.home, environment: context.environment)
                 if let variable = key.environmentVariable, let env = context.environment[variable], !env.isEmpty {
                     context.console.err("note: $\(variable) is set and overrides \(key.rawValue) from the file\n")
@@ -100,7 +101,7 @@ struct ConfigCommand: ParsableCommand {
             let context = CommandContext(homeOption: global.home ?? config.root.home)
             try context.reportingFailures {
                 let key = try ConfigKey.named(key)
-                _ = try context.configuration()
+                _ = try context.configuration(warnAboutPermissions: false)  // rewritten with mode 0600 below
                 try ClientConfiguration.write(key, value: nil, home: context.home, environment: context.environment)
             }
         }

@@ -20,6 +20,8 @@ public struct ClientConfiguration: Sendable {
     public var fileValues: [ConfigKey: String]
     /// The environment the overrides were read from.
     var environment: [String: String]
+    /// The permission bits of the config file as it was read, or nil when there was none.
+    var filePermissions: mode_t?
 
     /// The effective value of `key` and where it came from, or nil when unset.
     public func value(_ key: ConfigKey) -> (value: String, source: Source)? {
@@ -42,6 +44,16 @@ public struct ClientConfiguration: Sendable {
     /// The extra CA bundle, when configured.
     public var caBundle: String? { value(.serverCABundle)?.value }
 
+    /// The warning due when the file holds `server.token` and its permissions give the group or others any access
+    /// (as ssh warns about a private key), or nil. `config set` and `unset` rewrite the file with mode 0600.
+    public var exposedTokenWarning: String? {
+        guard fileValues[.serverToken] != nil, let mode = filePermissions, mode & 0o077 != 0 else { return nil }
+        let octal = String(mode & 0o7777, radix: 8)
+        let permissions = String(repeating: "0", count: max(0, 4 - octal.count)) + octal
+        return "warning: permissions \(permissions) for \(fileURL.path) are too open for a file that holds server.token; "
+            + "run `chmod 600 \(fileURL.path)`"
+    }
+
     /// The config file's location: `<home>/config.toml` for an explicit home, else under `$XDG_CONFIG_HOME`.
     public static func fileURL(home: RecipesHome, environment: [String: String]) -> URL {
         if home.isExplicit { return home.url.appendingPathComponent("config.toml") }
@@ -57,7 +69,7 @@ public struct ClientConfiguration: Sendable {
     /// Loads the configuration of `home`; a missing file is an empty one, a malformed one an error naming the line.
     public static func load(home: RecipesHome, environment: [String: String]) throws(CommandLineError) -> ClientConfiguration {
         let url = fileURL(home: home, environment: environment)
-        let table = try readTable(url)
+        let (table, permissions) = try readTable(url)
         var values: [ConfigKey: String] = [:]
         for key in ConfigKey.allCases {
             let (tableName, name) = key.path
@@ -78,13 +90,14 @@ public struct ClientConfiguration: Sendable {
                 throw CommandLineError("\(url.path): \(error.message)")
             }
         }
-        return ClientConfiguration(fileURL: url, fileValues: values, environment: environment)
+        return ClientConfiguration(
+            fileURL: url, fileValues: values, environment: environment, filePermissions: permissions)
     }
 
     /// Sets (or with nil removes) `key` in the config file, keeping its other keys; written atomically, mode 0600.
     public static func write(_ key: ConfigKey, value: String?, home: RecipesHome, environment: [String: String]) throws(CommandLineError) {
         let url = fileURL(home: home, environment: environment)
-        let table = try readTable(url)
+        let table = try readTable(url).table
         let (tableName, name) = key.path
         let section: TOMLTable
         if let existing = table[tableName]?.table {
@@ -102,8 +115,11 @@ public struct ClientConfiguration: Sendable {
         try writeAtomically(text, to: url)
     }
 
-    static func readTable(_ url: URL) throws(CommandLineError) -> TOMLTable {
-        guard FileManager.default.fileExists(atPath: url.path) else { return TOMLTable() }
+    /// The table in the file at `url` (empty when there is none) and the file's permission bits, from the one `stat`
+    /// that also says whether it exists.
+    static func readTable(_ url: URL) throws(CommandLineError) -> (table: TOMLTable, permissions: mode_t?) {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return (TOMLTable(), nil) }
         let text: String
         do {
             text = try String(contentsOf: url, encoding: .utf8)
@@ -111,7 +127,7 @@ public struct ClientConfiguration: Sendable {
             throw CommandLineError("cannot read \(url.path): it is unreadable or not UTF-8 text; fix its permissions or contents")
         }
         do {
-            return try TOMLTable(string: text)
+            return (try TOMLTable(string: text), info.st_mode & 0o7777)
         } catch let error as TOMLParseError {
             throw CommandLineError(
                 "\(url.path):\(error.source.begin.line):\(error.source.begin.column): \(error.description); fix the file or remove it")

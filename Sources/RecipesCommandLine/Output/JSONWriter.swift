@@ -1,4 +1,5 @@
-/// Writes JSON text directly: objects with keys in a fixed order, strings escaped per RFC 8259.
+/// Writes JSON text directly: objects with keys in a fixed order, strings escaped per RFC 8259, and DEL and the C1
+/// controls escaped too (`\u009b` is a one-character CSI to some terminals; the value read back is the same).
 ///
 /// `recipes status --json` over thousands of recipes spends most of its time in `JSONEncoder`; the values here
 /// are only strings, numbers, nulls, arrays and objects, so writing them out is simple and several times faster.
@@ -64,7 +65,10 @@ struct JSONWriter {
     private mutating func appendString(_ string: String) {
         text.append("\"")
         var clean = true
-        for byte in string.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        // 0xC2 leads the UTF-8 of U+0080…U+00BF, the C1 controls among them.
+        for byte in string.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+            || byte == 0x7F || byte == 0xC2
+        {
             clean = false
             break
         }
@@ -78,7 +82,7 @@ struct JSONWriter {
                 case "\n": text.append("\\n")
                 case "\r": text.append("\\r")
                 case "\t": text.append("\\t")
-                case let control where control.value < 0x20:
+                case let control where control.value < 0x20 || (0x7F...0x9F).contains(control.value):
                     let hex = String(control.value, radix: 16)
                     text.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
                 default: text.unicodeScalars.append(scalar)

@@ -4,6 +4,9 @@ import RecipeStore
 import RecipeSync
 
 /// Renders recipes for `list`, `show` and `status`, as text for people and as JSON for programs.
+///
+/// The text shows every value through `TerminalText.clean`: a title, an ingredient or a server's message can hold
+/// anything that was typed or received, and an escape sequence in one must not reach the terminal. The JSON is exact.
 public struct RecipeFormatter: Sendable {
     /// The media folder, to show local image paths.
     var media: MediaLibrary
@@ -64,26 +67,39 @@ public struct RecipeFormatter: Sendable {
     public func show(_ recipe: Recipe) -> String {
         let recipe = withoutDeadLease(recipe)
         var lines: [String] = []
+        let indent = String(repeating: " ", count: 14)
         func field(_ name: String, _ value: String) {
-            lines.append((name + ":").padding(toLength: 14, withPad: " ", startingAt: 0) + value)
+            lines.append((name + ":").padding(toLength: 14, withPad: " ", startingAt: 0) + TerminalText.clean(value))
+        }
+        // The lines of a value that may hold several (a description, a step), each cleaned.
+        func textLines(_ text: String) -> [String] {
+            text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { TerminalText.clean(String($0)) }
         }
         field("id", String(recipe.id))
         field("uuid", recipe.uuid.lowercasedString)
         field("title", recipe.title)
-        field("description", recipe.description)
+        let description = textLines(recipe.description)
+        field("description", description[0])
+        for line in description.dropFirst() { lines.append(indent + line) }
         field("yield", recipe.recipeYield)
         field("keywords", recipe.keywords)
         if let image = recipe.image {
-            var text = "\(image.format.rawValue), \(image.byteCount) bytes, sha256 \(image.sha256)"
-            if let file = image.localFileName { text += "\n" + String(repeating: " ", count: 14) + media.path(of: file) }
-            field("image", text)
+            field("image", "\(image.format.rawValue), \(image.byteCount) bytes, sha256 \(image.sha256)")
+            if let file = image.localFileName { lines.append(indent + TerminalText.clean(media.path(of: file))) }
         } else {
             field("image", "none")
         }
         field("ingredients", recipe.ingredients.isEmpty ? "none" : "")
-        for (index, ingredient) in recipe.ingredients.enumerated() { lines.append("  \(index + 1). \(ingredient.text)") }
+        for (index, ingredient) in recipe.ingredients.enumerated() {
+            lines.append("  \(index + 1). \(TerminalText.clean(ingredient.text))")
+        }
         field("steps", recipe.steps.isEmpty ? "none" : "")
-        for (index, step) in recipe.steps.enumerated() { lines.append("  \(index + 1). \(step.text)") }
+        for (index, step) in recipe.steps.enumerated() {
+            let number = "  \(index + 1). "
+            let text = textLines(step.text)
+            lines.append(number + text[0])
+            for line in text.dropFirst() { lines.append(String(repeating: " ", count: number.count) + line) }
+        }
         field("state", recipe.sync.effectiveState(at: now).rawValue)
         field("revision", "\(recipe.sync.revision) (server has \(recipe.sync.syncedRevision))")
         field("attempts", String(recipe.sync.attempts))
@@ -96,11 +112,14 @@ public struct RecipeFormatter: Sendable {
             .joined(separator: "\n") + "\n"
     }
 
-    /// Left-aligned columns separated by two spaces; the last column is not padded.
+    /// Left-aligned columns separated by two spaces, each cell cleaned and measured in terminal columns; the last
+    /// column is not padded.
     static func table(header: [String], rows: [[String]]) -> String {
-        let all = [header] + rows
+        let all = ([header] + rows).map { $0.map(TerminalText.clean) }
         var widths = [Int](repeating: 0, count: header.count)
-        for row in all { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        for row in all {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TerminalText.width(cell)) }
+        }
         var output = ""
         for row in all {
             var line = ""
@@ -108,7 +127,7 @@ public struct RecipeFormatter: Sendable {
                 if index == row.count - 1 {
                     line += cell
                 } else {
-                    line += cell + String(repeating: " ", count: widths[index] - cell.count + 2)
+                    line += cell + String(repeating: " ", count: widths[index] - TerminalText.width(cell) + 2)
                 }
             }
             while line.hasSuffix(" ") { line.removeLast() }

@@ -4,7 +4,8 @@ import RecipeStore
 
 /// Runs REPL lines against a store: splits, parses, executes, and reports one line on failure.
 ///
-/// A failed command changes nothing (each edit is one transaction) and prints one `error:` line on stderr.
+/// A failed command changes nothing (each edit is one transaction) and prints one `error:` line on stderr, its
+/// control characters (of a typed path, say) shown as spaces.
 public final class ReplSession {
     /// What running one line came to.
     public enum LineResult: Equatable, Sendable {
@@ -65,7 +66,7 @@ public final class ReplSession {
             let command = try ReplCommand.parse(words)
             return try await execute(command)
         } catch {
-            let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+            let message = TerminalText.clean((error as? any LocalizedError)?.errorDescription ?? "\(error)")
             console.err("error: " + (location.map { "\($0): " } ?? "") + message + "\n")
             return .failed
         }

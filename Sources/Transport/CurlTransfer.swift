@@ -6,7 +6,7 @@ internal import CCurl
 ///
 /// Built on the caller's task, then owned by the transfer loop: after `TransferLoop.submit` only the loop's thread
 /// (and libcurl callbacks on it) touches it.
-final class Transfer: @unchecked Sendable {
+final class CurlTransfer: @unchecked Sendable {
     // @unchecked Sendable: the mutable state is confined — written by the submitting task before submission
     // (which happens-before the loop reads it, through the loop's inbox lock), afterwards only by the loop's thread;
     // `cancelRequested`, the one exception, is an Atomic.
@@ -27,7 +27,7 @@ final class Transfer: @unchecked Sendable {
     private let progress: (@Sendable (TransferProgress) -> Void)?
     private var lastReported: Int64 = -1
     /// When the last progress report went out (at first: when the transfer was set up).
-    private var lastReportedAt: UInt64 = Transfer.monotonicNanoseconds()
+    private var lastReportedAt: UInt64 = CurlTransfer.monotonicNanoseconds()
 
     /// Where the finished result goes; set before submission, consumed once.
     var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
@@ -35,6 +35,11 @@ final class Transfer: @unchecked Sendable {
     private var headers: [String: String] = [:]
     /// Set when the answer outgrew `maxResponseBytes` and the write callback stopped the transfer.
     private var responseTooLarge = false
+    /// The request's `answerDeadline` in nanoseconds, if it has one.
+    let answerDeadline: UInt64?
+    /// When the first line of the answer arrived, on the monotonic clock: the answer deadline counts from here (the
+    /// moment a request's last byte leaves is not known here: the kernel may still hold much of its body).
+    private(set) var answerStartedAt: UInt64?
 
     /// libcurl's upload buffer unless told otherwise, and the one this client asks for when a body is larger (each
     /// easy handle that sends such a body allocates one: a 1,000-recipe sync's peak memory grew by about 1 MB).
@@ -55,6 +60,7 @@ final class Transfer: @unchecked Sendable {
         self.url = request.url
         self.redaction = settings.bearerToken
         self.progress = progress
+        self.answerDeadline = request.answerDeadline.map { UInt64(max(0, $0.milliseconds)) * 1_000_000 }
         switch request.body {
         case .empty: upload = request.method == .put ? UploadBody(data: Data()) : nil
         case .data(let data, _): upload = UploadBody(data: data)
@@ -94,7 +100,7 @@ final class Transfer: @unchecked Sendable {
         if let token = settings.bearerToken { lines.append("Authorization: Bearer \(token)") }
         if let contentType = request.body.contentType { lines.append("Content-Type: \(contentType)") }
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
-            guard Transfer.isValidHeader(name: name, value: value) else {
+            guard CurlTransfer.isValidHeader(name: name, value: value) else {
                 throw TransportError(kind: .invalidRequest, message: "the request header \(name.debugDescription) is malformed")
             }
             lines.append("\(name): \(value)")
@@ -103,8 +109,8 @@ final class Transfer: @unchecked Sendable {
 
         try easy.set(CURLOPT_WRITEFUNCTION, writeFunction: { data, size, count, context in
             guard let context else { return 0 }
-            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-            guard transfer.body.count + size * count <= Transfer.maxResponseBytes else {
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            guard transfer.body.count + size * count <= CurlTransfer.maxResponseBytes else {
                 transfer.responseTooLarge = true
                 return 0 // anything but size * count aborts the transfer with CURLE_WRITE_ERROR
             }
@@ -114,7 +120,7 @@ final class Transfer: @unchecked Sendable {
         try easy.set(CURLOPT_WRITEDATA, pointer: me)
         try easy.set(CURLOPT_HEADERFUNCTION, writeFunction: { data, size, count, context in
             guard let context else { return 0 }
-            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
             if let data {
                 transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
             }
@@ -139,13 +145,13 @@ final class Transfer: @unchecked Sendable {
             }
             try easy.set(readFunction: { buffer, size, count, context in
                 guard let buffer, let context else { return recipes_curl_readfunc_abort() }
-                let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                 return transfer.upload?.read(into: buffer, capacity: size * count) ?? recipes_curl_readfunc_abort()
             })
             try easy.set(CURLOPT_READDATA, pointer: me)
             try easy.set(seekFunction: { context, offset, origin in
                 guard let context, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
-                let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                 return transfer.upload?.seek(to: Int64(offset)) == true ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
             })
             try easy.set(CURLOPT_SEEKDATA, pointer: me)
@@ -154,11 +160,27 @@ final class Transfer: @unchecked Sendable {
             try easy.set(CURLOPT_NOPROGRESS, 0)
             try easy.set(progressFunction: { context, _, _, totalUp, sentUp in
                 guard let context else { return 0 }
-                Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().report(sent: Int64(sentUp), total: Int64(totalUp))
+                Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().report(sent: Int64(sentUp), total: Int64(totalUp))
                 return 0
             })
             try easy.set(CURLOPT_XFERINFODATA, pointer: me)
         }
+    }
+
+    /// When the answer deadline passes, on the monotonic clock: nil before the answer starts or without a deadline.
+    var answerDueBy: UInt64? {
+        guard let answerDeadline, let answerStartedAt else { return nil }
+        return answerStartedAt &+ answerDeadline
+    }
+
+    /// The failure of a transfer whose answer did not arrive by its deadline.
+    func answerDeadlineError() -> TransportError {
+        let seconds = Double(answerDeadline ?? 0) / 1e9
+        let limit = seconds.rounded() == seconds ? "\(Int(seconds)) s" : "\(seconds) s"
+        return TransportError(
+            kind: .timeout,
+            message: redact("\(method.rawValue) \(url) failed: the server's answer did not finish within \(limit) of its "
+                + "start (\(body.count) bytes of its body had come): a trickle is not progress"))
     }
 
     /// Rejects header names and values that would break the request (CR, LF, colon in the name).
@@ -177,6 +199,7 @@ final class Transfer: @unchecked Sendable {
         while start < end, isBlank(bytes[start]) { start += 1 }
         while end > start, isBlank(bytes[end - 1]) { end -= 1 }
         let content = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if answerStartedAt == nil { answerStartedAt = CurlTransfer.monotonicNanoseconds() }
         if content.starts(with: "HTTP/".utf8) {
             headers = [:]  // a new answer (after 100 Continue, say): only the final one's headers count
             return
@@ -227,13 +250,16 @@ final class Transfer: @unchecked Sendable {
         if let failure = upload?.failure { return .failure(failure) }
         if responseTooLarge {
             return .failure(TransportError(kind: .responseTooLarge,
-                                           message: redact("\(method.rawValue) \(url) failed: the answer is larger than \(Transfer.maxResponseBytes >> 20) MiB"),
+                                           message: redact("\(method.rawValue) \(url) failed: the answer is larger than \(CurlTransfer.maxResponseBytes >> 20) MiB"),
                                            curlCode: Int(code.rawValue)))
         }
-        let kind = Transfer.kind(curlCode: Int(code.rawValue),
+        let kind = CurlTransfer.kind(curlCode: Int(code.rawValue),
                                  nameLookupDone: easy.info(offset: CURLINFO_NAMELOOKUP_TIME_T) > 0,
                                  requestSent: easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) > 0)
-        let detail = easy.errorText.isEmpty ? CurlCode.describe(code) : easy.errorText
+        let detail = kind == .malformedAnswer
+            ? "the server's answer is not HTTP that can be read (not HTTP at all, or a header line or header section "
+                + "over libcurl's limit of 100 KiB)"
+            : easy.errorText.isEmpty ? CurlCode.describe(code) : easy.errorText
         let message = redact("\(method.rawValue) \(url) failed: \(detail)")
         return .failure(TransportError(kind: kind, message: message, curlCode: Int(code.rawValue)))
     }
@@ -246,7 +272,9 @@ final class Transfer: @unchecked Sendable {
     ///
     /// `nameLookupDone` is CURLINFO_NAMELOOKUP_TIME_T > 0 and `requestSent` CURLINFO_PRETRANSFER_TIME_T > 0: they
     /// tell a time-out while resolving (a DNS failure) from one while connecting and from a stall afterwards.
-    /// A failed TLS handshake (35, e.g. the connection closed during it) is a lost connection, worth retrying;
+    /// A failed TLS handshake (35, e.g. the connection closed during it) is a lost connection, worth retrying; an answer
+    /// that is not HTTP (8), or out of memory after the request was sent (27: a header over libcurl's limit), is a
+    /// malformed answer;
     /// certificate and verification failures are `.tls`, which retrying cannot fix.
     static func kind(curlCode: Int, nameLookupDone: Bool, requestSent: Bool) -> TransportError.Kind {
         guard let raw = UInt32(exactly: curlCode) else { return .other }
@@ -270,6 +298,11 @@ final class Transfer: @unchecked Sendable {
             return .fileUnreadable
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT:
             return .invalidRequest
+        case CURLE_WEIRD_SERVER_REPLY:
+            return .malformedAnswer
+        case CURLE_OUT_OF_MEMORY:
+            // Once the request is out, this is how libcurl 7.88 reports a header beyond its limit.
+            return requestSent ? .malformedAnswer : .other
         default:
             return .other
         }

@@ -5,16 +5,12 @@
 // Pages mirrored: https://curl.se/libcurl/c/curl_easy_setopt.html,
 // https://curl.se/libcurl/c/curl_easy_getinfo.html, https://curl.se/libcurl/c/curl_multi_setopt.html
 #include <curl/curl.h>
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stddef.h>
 
-// libcurl is loaded with dlopen when the first transfer is set up, not linked: libcurl4-openssl brings some thirty
-// shared libraries (TLS, LDAP, SSH, IDN, HTTP/2, …) whose loading and symbol lookups were a fifth of the start-up
-// of every `recipes` command, including the idle `recipes sync --background` cron runs every few minutes. Swift
-// reaches libcurl only through the functions of this header, which call through the table below.
+// libcurl is loaded with dlopen when the first transfer is set up, not linked (loader.c; docs/sync-engine.md says
+// why). Swift reaches libcurl only through the functions of this header, which call through the loader's table.
 
-/// libcurl's functions as this project uses them, looked up once.
+/// libcurl's functions as this project uses them, looked up once by `recipes_curl_load`.
 struct recipes_curl_functions {
     const char *error;  // NULL when every function was found
     CURLcode (*global_init)(long);
@@ -38,66 +34,11 @@ struct recipes_curl_functions {
     CURLMsg *(*multi_info_read)(CURLM *, int *);
 };
 
-/// The table (a function-local static: Swift does not emit a header's global variables).
-static inline struct recipes_curl_functions *recipes_curl_table(void) {
-    static struct recipes_curl_functions table;
-    return &table;
-}
-
-static inline void *recipes_curl_symbol(void *library, const char *name, const char **error) {
-    void *symbol = dlsym(library, name);
-    if (symbol == NULL && *error == NULL) *error = name;
-    return symbol;
-}
-
-static void recipes_curl_load_once(void) {
-    struct recipes_curl_functions *f = recipes_curl_table();
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_GLOBAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        f->error = reason != NULL ? reason : "libcurl.so.4: cannot be loaded";
-        return;
-    }
-    const char *missing = NULL;
-    f->global_init = (CURLcode (*)(long))recipes_curl_symbol(library, "curl_global_init", &missing);
-    f->easy_init = (CURL *(*)(void))recipes_curl_symbol(library, "curl_easy_init", &missing);
-    f->easy_cleanup = (void (*)(CURL *))recipes_curl_symbol(library, "curl_easy_cleanup", &missing);
-    f->easy_reset = (void (*)(CURL *))recipes_curl_symbol(library, "curl_easy_reset", &missing);
-    f->easy_setopt = (CURLcode (*)(CURL *, CURLoption, ...))recipes_curl_symbol(library, "curl_easy_setopt", &missing);
-    f->easy_getinfo = (CURLcode (*)(CURL *, CURLINFO, ...))recipes_curl_symbol(library, "curl_easy_getinfo", &missing);
-    f->easy_strerror = (const char *(*)(CURLcode))recipes_curl_symbol(library, "curl_easy_strerror", &missing);
-    f->slist_append = (struct curl_slist *(*)(struct curl_slist *, const char *))
-        recipes_curl_symbol(library, "curl_slist_append", &missing);
-    f->slist_free_all = (void (*)(struct curl_slist *))recipes_curl_symbol(library, "curl_slist_free_all", &missing);
-    f->version_info = (curl_version_info_data *(*)(CURLversion))
-        recipes_curl_symbol(library, "curl_version_info", &missing);
-    f->multi_init = (CURLM *(*)(void))recipes_curl_symbol(library, "curl_multi_init", &missing);
-    f->multi_cleanup = (CURLMcode (*)(CURLM *))recipes_curl_symbol(library, "curl_multi_cleanup", &missing);
-    f->multi_setopt = (CURLMcode (*)(CURLM *, CURLMoption, ...))
-        recipes_curl_symbol(library, "curl_multi_setopt", &missing);
-    f->multi_add_handle = (CURLMcode (*)(CURLM *, CURL *))recipes_curl_symbol(library, "curl_multi_add_handle", &missing);
-    f->multi_remove_handle = (CURLMcode (*)(CURLM *, CURL *))
-        recipes_curl_symbol(library, "curl_multi_remove_handle", &missing);
-    f->multi_perform = (CURLMcode (*)(CURLM *, int *))recipes_curl_symbol(library, "curl_multi_perform", &missing);
-    f->multi_poll = (CURLMcode (*)(CURLM *, struct curl_waitfd *, unsigned int, int, int *))
-        recipes_curl_symbol(library, "curl_multi_poll", &missing);
-    f->multi_wakeup = (CURLMcode (*)(CURLM *))recipes_curl_symbol(library, "curl_multi_wakeup", &missing);
-    f->multi_info_read = (CURLMsg *(*)(CURLM *, int *))recipes_curl_symbol(library, "curl_multi_info_read", &missing);
-    if (missing != NULL) f->error = "libcurl.so.4 lacks a function recipes needs (libcurl 7.68 or later is required)";
-}
-
-/// Loads libcurl (once per process image of this header); returns NULL, or why it could not be loaded.
-static inline const char *recipes_curl_load(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, recipes_curl_load_once);
-    return recipes_curl_table()->error;
-}
+/// Loads libcurl once per process; returns NULL, or why it could not be loaded.
+const char *recipes_curl_load(void);
 
 /// The loaded functions (`recipes_curl_load` returned NULL before any of them is used).
-static inline struct recipes_curl_functions *recipes_curl(void) {
-    recipes_curl_load();
-    return recipes_curl_table();
-}
+struct recipes_curl_functions *recipes_curl(void);
 
 static inline CURLcode recipes_curl_global_init(long flags) { return recipes_curl()->global_init(flags); }
 static inline CURL *recipes_curl_easy_init(void) { return recipes_curl()->easy_init(); }

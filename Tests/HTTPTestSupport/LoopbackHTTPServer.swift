@@ -6,11 +6,18 @@ import Glibc
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 (ephemeral port) written on POSIX sockets, for observing what the
 /// transport really does on the wire: connections opened, request heads, body bytes, stalls and resets.
-final class LoopbackHTTPServer: Sendable {
+public final class LoopbackHTTPServer: Sendable {
     /// What the server does with one request, decided once its head has arrived.
-    enum Behavior: Sendable {
+    public enum Behavior: Sendable {
         /// Reads the whole body, then answers.
         case respond(status: Int, headers: [String: String] = [:], body: Data = Data())
+        /// Reads the body `bytesPerSecond` at a time (a slow link), then answers.
+        case respondAfterSlowBody(bytesPerSecond: Int, status: Int, headers: [String: String] = [:], body: Data = Data())
+        /// Reads the whole body, sends the status line and headers with `Content-Length: declaredLength`, then the
+        /// body a byte at a time, `bytesPerSecond` a second, until the client goes away (a trickling answer).
+        case trickle(status: Int, declaredLength: Int, bytesPerSecond: Int)
+        /// Reads the whole body, then sends `bytes` as they are and closes (a malformed or outsized answer).
+        case raw(Data)
         /// Reads the whole body, then never answers (a server that stopped sending anything).
         case stallAfterBody
         /// Reads nothing of the body and never answers (the client's upload stalls).
@@ -20,23 +27,23 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     /// A request head as the server saw it.
-    struct Head: Sendable {
-        var method: String
-        var path: String
+    public struct Head: Sendable {
+        public var method: String
+        public var path: String
         /// Lower-cased names.
-        var headers: [String: String]
+        public var headers: [String: String]
         /// 1-based number of the connection this request came on.
-        var connection: Int
+        public var connection: Int
     }
 
     /// A request once its body was read.
-    struct Received: Sendable {
-        var head: Head
-        var bodyCount: Int64
+    public struct Received: Sendable {
+        public var head: Head
+        public var bodyCount: Int64
         /// FNV-1a of the body, to compare with the file sent.
-        var bodyDigest: UInt64
+        public var bodyDigest: UInt64
         /// The body when it is at most 1 MiB.
-        var body: Data?
+        public var body: Data?
     }
 
     private struct State {
@@ -49,13 +56,13 @@ final class LoopbackHTTPServer: Sendable {
         var stopped = false
     }
 
-    let port: Int
+    public let port: Int
     private let listener: Int32
     private let state = Locked(State())
     private let handler: @Sendable (Head) -> Behavior
 
     /// Starts listening; `handler` decides each request's fate (called on a connection thread).
-    init(handler: @escaping @Sendable (Head) -> Behavior) throws {
+    public init(handler: @escaping @Sendable (Head) -> Behavior) throws {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw POSIXError(.EIO) }
         var yes: Int32 = 1
@@ -80,25 +87,25 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     /// A server answering every request with `status` and `body`.
-    convenience init(status: Int = 200, body: String = "ok") throws {
+    public convenience init(status: Int = 200, body: String = "ok") throws {
         try self.init { _ in .respond(status: status, body: Data(body.utf8)) }
     }
 
     /// The base URL, `http://127.0.0.1:<port>`.
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
     /// How many TCP connections were accepted so far.
-    var connectionCount: Int { state.withLock { $0.connections } }
+    public var connectionCount: Int { state.withLock { $0.connections } }
     /// Every request whose body was read completely.
-    var received: [Received] { state.withLock { $0.received } }
+    public var received: [Received] { state.withLock { $0.received } }
     /// Every request head seen (also of requests that stalled).
-    var heads: [Head] { state.withLock { $0.heads } }
+    public var heads: [Head] { state.withLock { $0.heads } }
     /// The most requests ever being handled at the same time.
-    var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+    public var maxInFlight: Int { state.withLock { $0.maxInFlight } }
 
     /// Waits (polling, up to `timeout`) until `condition` holds on the server's state. Every caller expects it to
     /// hold, so the generous default costs nothing when it does; 5 s was not always enough with the whole suite
     /// running in parallel on two cores (the request's own task had not started yet).
-    func wait(timeout: Duration = .seconds(30), until condition: @Sendable (LoopbackHTTPServer) -> Bool) async -> Bool {
+    public func wait(timeout: Duration = .seconds(30), until condition: @Sendable (LoopbackHTTPServer) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }
@@ -112,7 +119,7 @@ final class LoopbackHTTPServer: Sendable {
     /// The connections are shut down under the lock their threads close them under: outside it, a connection could
     /// be closed between the snapshot and the shutdown, and its descriptor number reused by another test's socket
     /// (a curl connection, another server's listener), which this would then shut down.
-    func stop() {
+    public func stop() {
         state.withLock { state in
             state.stopped = true
             for socket in state.openSockets { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
@@ -180,14 +187,39 @@ final class LoopbackHTTPServer: Sendable {
             case .respond(let status, let headers, let body):
                 guard let read = reader.readBody(length: length) else { return }
                 record(head, read)
-                var lines = ["HTTP/1.1 \(status) Status", "Content-Length: \(body.count)"]
-                for (name, value) in headers { lines.append("\(name): \(value)") }
-                var bytes = Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
-                if head.method != "HEAD" { bytes.append(body) }
-                guard SocketReader.writeAll(socket, bytes) else { return }
-                if head.headers["connection"]?.lowercased() == "close" { return }
+                guard answer(socket, head, status: status, headers: headers, body: body) else { return }
+            case .respondAfterSlowBody(let rate, let status, let headers, let body):
+                guard let read = reader.readBody(length: length, bytesPerSecond: rate) else { return }
+                record(head, read)
+                guard answer(socket, head, status: status, headers: headers, body: body) else { return }
+            case .trickle(let status, let declared, let rate):
+                guard let read = reader.readBody(length: length) else { return }
+                record(head, read)
+                let opening = "HTTP/1.1 \(status) Status\r\nContent-Type: application/json\r\nContent-Length: \(declared)\r\n\r\n"
+                guard SocketReader.writeAll(socket, Data(opening.utf8)) else { return }
+                for _ in 0..<declared {
+                    if state.withLock({ $0.stopped }) { return }
+                    guard SocketReader.writeAll(socket, Data(" ".utf8)) else { return }
+                    Thread.sleep(forTimeInterval: 1 / Double(max(1, rate)))
+                }
+                return
+            case .raw(let bytes):
+                guard let read = reader.readBody(length: length) else { return }
+                record(head, read)
+                _ = SocketReader.writeAll(socket, bytes)
+                return
             }
         }
+    }
+
+    /// Sends one answer; false when the connection should end (it broke, or the client asked to close it).
+    private func answer(_ socket: Int32, _ head: Head, status: Int, headers: [String: String], body: Data) -> Bool {
+        var lines = ["HTTP/1.1 \(status) Status", "Content-Length: \(body.count)"]
+        for (name, value) in headers { lines.append("\(name): \(value)") }
+        var bytes = Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+        if head.method != "HEAD" { bytes.append(body) }
+        guard SocketReader.writeAll(socket, bytes) else { return false }
+        return head.headers["connection"]?.lowercased() != "close"
     }
 
     private func record(_ head: Head, _ body: (count: Int64, digest: UInt64, data: Data?)) {
@@ -196,9 +228,10 @@ final class LoopbackHTTPServer: Sendable {
 }
 
 /// FNV-1a over bytes, a cheap fingerprint to compare a streamed body with its file.
-struct FNV1a {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+public struct FNV1a {
+    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    public init() {}
+    public mutating func add(_ bytes: UnsafeRawBufferPointer) {
         for byte in bytes {
             value ^= UInt64(byte)
             value &*= 0x0000_0100_0000_01b3
@@ -213,8 +246,8 @@ struct SocketReader {
 
     init(socket: Int32) { self.socket = socket }
 
-    private mutating func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+    private mutating func fill(limit: Int = 256 * 1024) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: limit)
         let count = chunk.withUnsafeMutableBytes { Glibc.read(socket, $0.baseAddress, $0.count) }
         guard count > 0 else { return false }
         buffer.append(contentsOf: chunk[0..<count])
@@ -241,13 +274,24 @@ struct SocketReader {
         }
     }
 
-    mutating func readBody(length: Int64) -> (count: Int64, digest: UInt64, data: Data?)? {
+    /// Reads a body of `length` bytes; with `bytesPerSecond`, at most that many a second (the socket's receive
+    /// buffer is shrunk so that the client feels it).
+    mutating func readBody(length: Int64, bytesPerSecond: Int? = nil) -> (count: Int64, digest: UInt64, data: Data?)? {
         var remaining = length
         var digest = FNV1a()
         var kept: Data? = length <= 1 << 20 ? Data() : nil
+        if bytesPerSecond != nil {
+            var size: Int32 = 4096
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         while remaining > 0 {
-            if buffer.isEmpty { guard fill() else { return nil } }
-            let take = Int(min(Int64(buffer.count), remaining))
+            var slice = Int.max
+            if let rate = bytesPerSecond {
+                slice = max(1, rate / 10)
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            if buffer.isEmpty { guard fill(limit: min(slice, 256 * 1024)) else { return nil } }
+            let take = Int(min(Int64(min(buffer.count, slice)), remaining))
             buffer.withUnsafeBytes { digest.add(UnsafeRawBufferPointer(rebasing: $0[0..<take])) }
             kept?.append(contentsOf: buffer[0..<take])
             buffer.removeFirst(take)

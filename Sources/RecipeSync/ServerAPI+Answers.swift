@@ -1,0 +1,153 @@
+import Foundation
+import RecipeModels
+import Transport
+
+/// A `2xx` answer that is not the acknowledgement the contract promises for the request: a captive portal, a proxy
+/// or a server of something else answering in the recipe server's place. Nothing is marked synced on such an answer;
+/// the step fails as transient and is tried again later.
+public struct UnexpectedAnswer: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was wrong with the answer.
+    public enum Problem: Sendable, Equatable {
+        /// An HTML page (by its `Content-Type`, or a body that starts with `<`).
+        case htmlPage
+        /// A body that is not one JSON object; `contentType` as the answer gave it, if it did.
+        case notJSON(contentType: String?)
+        /// A JSON object without the fields that acknowledge this request (or with other values in them).
+        case notAcknowledging(what: String)
+        /// An image URL that is not `http(s)://…/<sha256>`.
+        case badImageURL(String)
+        /// A status the contract does not give for this request; `expected` names the one it gives.
+        case unexpectedStatus(expected: String)
+    }
+
+    /// The answer's status.
+    public var status: Int
+    /// What was wrong.
+    public var problem: Problem
+
+    /// Creates the description of an unexpected answer.
+    public init(status: Int, problem: Problem) {
+        self.status = status
+        self.problem = problem
+    }
+
+    public var description: String {
+        let what: String
+        switch problem {
+        case .htmlPage:
+            what = "an HTML page instead of the recipe server's answer: a captive portal or a proxy? (log in to the "
+                + "network, or check server.url)"
+        case .notJSON(let contentType):
+            what = "something that is not the recipe server's JSON answer (\(contentType.map(Self.printable) ?? "no Content-Type")); check server.url"
+        case .notAcknowledging(let fields):
+            what = "JSON that does not name \(fields) as the recipe server's answer does; check server.url"
+        case .badImageURL(let url):
+            what = "the image URL \"\(Self.printable(url))\", not an http(s) URL ending in the image's SHA-256; check server.url"
+        case .unexpectedStatus(let expected):
+            what = "an answer where the recipe server answers \(expected); check server.url"
+        }
+        return "the server answered HTTP \(status) with \(what); nothing was marked synced"
+    }
+
+    /// `text` cut to 120 characters with control characters replaced, for a message.
+    static func printable(_ text: String) -> String {
+        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.prefix(120).map { scalar in
+            scalar.properties.generalCategory == .control ? "?" : scalar
+        }))
+        return text.unicodeScalars.count > 120 ? cleaned + "…" : cleaned
+    }
+}
+
+extension ServerAPI {
+    /// Whether a `HEAD /v1/images/{sha256}` answer says the server has the image: `200` with `ETag: "<sha256>"`,
+    /// the header the contract's image answers carry. Any other `200` (a portal's page) proves nothing, and the
+    /// image is uploaded instead, whose answer can be checked.
+    public static func headConfirmsImage(_ response: HTTPResponse, sha256: String) -> Bool {
+        guard response.status == 200, var tag = response.header("etag")?.trimmingCharacters(in: .whitespaces)
+        else { return false }
+        if tag.hasPrefix("W/") { tag.removeFirst(2) }
+        return tag == "\"\(sha256)\""
+    }
+
+    /// The image URL that a `2xx` answer to `PUT /v1/images/{sha256}` acknowledges: its JSON names `sha256` and an
+    /// absolute `http(s)` URL whose last path segment is `sha256` (the URL a pull downloads and checks the image by).
+    public static func imageAcknowledgement(_ response: HTTPResponse, sha256: String) -> Result<String, UnexpectedAnswer> {
+        let fields: [String: AnswerFields.Value]
+        switch jsonFields(response) {
+        case .success(let parsed): fields = parsed
+        case .failure(let unexpected): return .failure(unexpected)
+        }
+        guard case .string(let answered)? = fields["sha256"], answered.lowercased() == sha256,
+            case .string(let url)? = fields["url"]
+        else {
+            return .failure(UnexpectedAnswer(status: response.status, problem: .notAcknowledging(what: "the image's SHA-256 and URL")))
+        }
+        guard isImageURL(url, sha256: sha256) else {
+            return .failure(UnexpectedAnswer(status: response.status, problem: .badImageURL(url)))
+        }
+        return .success(url)
+    }
+
+    /// Whether a `2xx` answer to `PUT /v1/recipes/{uuid}` acknowledges that recipe: its JSON names `uuid` as
+    /// `identifier` and carries a `version`, which it returns (the caller compares it with the version sent).
+    public static func recipeAcknowledgement(_ response: HTTPResponse, uuid: UUID) -> Result<Int64, UnexpectedAnswer> {
+        let fields: [String: AnswerFields.Value]
+        switch jsonFields(response) {
+        case .success(let parsed): fields = parsed
+        case .failure(let unexpected): return .failure(unexpected)
+        }
+        guard case .string(let identifier)? = fields["identifier"], identifier.lowercased() == uuid.lowercasedString,
+            case .integer(let version)? = fields["version"]
+        else {
+            return .failure(UnexpectedAnswer(status: response.status, problem: .notAcknowledging(what: "this recipe's identifier and version")))
+        }
+        return .success(version)
+    }
+
+    /// Whether an answer to `DELETE /v1/recipes/{uuid}` says the recipe is gone: `204`, or a contract error body
+    /// (`{"error":…}`) with `404` or `410` (it already was). Any other `2xx` is not the contract's answer.
+    public static func deletionAcknowledgement(_ response: HTTPResponse) -> Result<Void, UnexpectedAnswer> {
+        switch response.status {
+        case 204:
+            return .success(())
+        case 404, 410:
+            if case .success(let fields) = jsonFields(response), case .string? = fields["error"] { return .success(()) }
+            return .failure(UnexpectedAnswer(status: response.status, problem: problem(of: response) ?? .notAcknowledging(what: "an error code")))
+        default:
+            return .failure(UnexpectedAnswer(status: response.status, problem: problem(of: response) ?? .unexpectedStatus(expected: "204")))
+        }
+    }
+
+    /// The `version` of a `409` answer (`{"error":…,"version":N}`), if it carries one.
+    public static func version(inAnswer body: Data) -> Int64? {
+        guard case .integer(let version)? = AnswerFields.parse(body)?["version"] else { return nil }
+        return version
+    }
+
+    /// Whether `url` is an absolute `http(s)` URL with a host whose last path segment is `sha256`.
+    static func isImageURL(_ url: String, sha256: String) -> Bool {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", components.host?.isEmpty == false,
+            components.query == nil, components.fragment == nil
+        else { return false }
+        return components.path.split(separator: "/").last.map { $0.lowercased() == sha256 } ?? false
+    }
+
+    /// The fields of an answer that is one JSON object, or why it is not.
+    private static func jsonFields(_ response: HTTPResponse) -> Result<[String: AnswerFields.Value], UnexpectedAnswer> {
+        if let problem = problem(of: response) { return .failure(UnexpectedAnswer(status: response.status, problem: problem)) }
+        guard let fields = AnswerFields.parse(response.body) else {
+            return .failure(UnexpectedAnswer(status: response.status, problem: .notJSON(contentType: response.header("content-type"))))
+        }
+        return .success(fields)
+    }
+
+    /// What is visibly wrong with an answer's form (an HTML page, a type that is not JSON), or nil.
+    private static func problem(of response: HTTPResponse) -> UnexpectedAnswer.Problem? {
+        let type = response.header("content-type")?.lowercased()
+        if type?.contains("html") == true { return .htmlPage }
+        if response.body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "<") { return .htmlPage }
+        if let type, !type.contains("json") { return .notJSON(contentType: response.header("content-type")) }
+        return nil
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+@testable import RecipeModels
+
+@Suite("The recipe's sync state machine: every transition the store makes, as values")
+struct RecipeSyncMachineTests {
+    static let now = Date(timeIntervalSince1970: 1_790_000_000)
+    static let me = "100:1"
+    static let other = "200:2"
+    static let sha = String(repeating: "ab", count: 32)
+    static let image = ImageReference(sha256: sha, format: .png, byteCount: 10, localFileName: "\(sha).png")
+
+    /// One row of the table: a record before, an event, and what must come out.
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        var before: SyncRecord
+        var event: RecipeSyncMachine.Event
+        var after: SyncRecord
+        var effects: [RecipeSyncMachine.Effect] = []
+        var editedMeanwhile = false
+        var cancel: CancelResult?
+        var testDescription: String { name }
+    }
+
+    /// A record with `change` applied to a pending recipe at revision 3, synced at 2, with an image not yet sent.
+    static func record(_ change: (inout SyncRecord) -> Void = { _ in }) -> SyncRecord {
+        var record = SyncRecord(sync: SyncInfo(state: .pending, revision: 3, syncedRevision: 2, sentRevision: 2), image: image)
+        change(&record)
+        return record
+    }
+
+    /// The same recipe claimed by this process at revision 3.
+    static func claimed(_ change: (inout SyncRecord) -> Void = { _ in }) -> SyncRecord {
+        record { record in
+            record.sync.leaseOwner = me
+            record.sync.leaseExpiresAt = now + 60
+            record.sync.sentRevision = 3
+            change(&record)
+        }
+    }
+
+    static let confirmed = ConfirmedImage(sha256: sha, url: "http://h/v1/images/\(sha)")
+
+    static func end(_ result: ChainResult, claimed revision: Int64 = 3, owner: String = me, image: ConfirmedImage? = nil)
+        -> RecipeSyncMachine.Event
+    {
+        .chainEnded(owner: owner, claimedRevision: revision, result: result, confirmedImage: image)
+    }
+
+    static let table: [Row] = [
+        // Edits and deletions.
+        Row(name: "an edit: next revision, pending, attempts, error, backoff, cancellation and 409 forgotten",
+            before: record { $0.sync.state = .failed; $0.sync.attempts = 8; $0.sync.lastError = "x"; $0.sync.cancelRequested = true
+                $0.sync.nextAttemptAt = now; $0.sync.serverVersion = 9 },
+            event: .edited,
+            after: record { $0.sync.revision = 4 }),
+        Row(name: "an edit keeps the lease of a running upload (fencing decides at its end)",
+            before: claimed(), event: .edited, after: claimed { $0.sync.revision = 4 }),
+        Row(name: "deleting a recipe the server never saw removes it at once",
+            before: record { $0.sync.syncedRevision = 0; $0.sync.sentRevision = 0 }, event: .deleted,
+            after: record { $0.sync.syncedRevision = 0; $0.sync.sentRevision = 0 }, effects: [.removeRecipe]),
+        Row(name: "deleting a recipe a sync may have sent keeps it as deleting at the next revision",
+            before: record { $0.sync.syncedRevision = 0; $0.sync.sentRevision = 3; $0.sync.attempts = 2 }, event: .deleted,
+            after: record { $0.sync.syncedRevision = 0; $0.sync.sentRevision = 3; $0.sync.revision = 4; $0.sync.state = .deleting
+                $0.sync.deleted = true }),
+        // Claims.
+        Row(name: "a background claim leases the recipe and records that the server may get this revision",
+            before: record { $0.sync.cancelRequested = true },
+            event: .claimed(owner: me, now: now, leaseDuration: 60, explicit: false),
+            after: claimed()),
+        Row(name: "a background claim of a deletion leaves the sent revision alone",
+            before: record { $0.sync.deleted = true; $0.sync.state = .deleting },
+            event: .claimed(owner: me, now: now, leaseDuration: 60, explicit: false),
+            after: claimed { $0.sync.deleted = true; $0.sync.state = .deleting; $0.sync.sentRevision = 2 }),
+        Row(name: "an explicit claim resumes a failed recipe from attempt 1",
+            before: record { $0.sync.state = .failed; $0.sync.attempts = 8; $0.sync.lastError = "gave up" },
+            event: .claimed(owner: me, now: now, leaseDuration: 60, explicit: true),
+            after: claimed { $0.sync.lastError = "gave up" }),
+        Row(name: "an explicit claim resumes a cancelled deletion as deleting, attempts kept",
+            before: record { $0.sync.state = .cancelled; $0.sync.deleted = true; $0.sync.attempts = 2 },
+            event: .claimed(owner: me, now: now, leaseDuration: 60, explicit: true),
+            after: claimed { $0.sync.state = .deleting; $0.sync.deleted = true; $0.sync.attempts = 2; $0.sync.sentRevision = 2 }),
+        Row(name: "an explicit claim skips the backoff of a waiting recipe",
+            before: record { $0.sync.state = .waiting; $0.sync.attempts = 3; $0.sync.nextAttemptAt = now + 600 },
+            event: .claimed(owner: me, now: now, leaseDuration: 60, explicit: true),
+            after: claimed { $0.sync.attempts = 3 }),
+        Row(name: "an explicit claim after a 409 lifts the revision above the server's version",
+            before: record { $0.sync.state = .failed; $0.sync.serverVersion = 7 },
+            event: .claimed(owner: me, now: now, leaseDuration: 60, explicit: true),
+            after: claimed { $0.sync.revision = 8; $0.sync.sentRevision = 8 }),
+        // Attempts within a run.
+        Row(name: "a failed attempt to retry in the run is persisted: waiting until its time",
+            before: claimed(),
+            event: .attemptFailed(owner: me, attempts: 2, nextAttemptAt: now + 5, error: "HTTP 503"),
+            after: claimed { $0.sync.state = .waiting; $0.sync.attempts = 2; $0.sync.nextAttemptAt = now + 5; $0.sync.lastError = "HTTP 503" }),
+        Row(name: "a failed attempt of a lease this process lost changes nothing",
+            before: claimed { $0.sync.leaseOwner = other },
+            event: .attemptFailed(owner: me, attempts: 2, nextAttemptAt: now + 5, error: "HTTP 503"),
+            after: claimed { $0.sync.leaseOwner = other }),
+        // Chain ends.
+        Row(name: "uploaded at the current revision: synced, image remembered, media copy let go, lease released",
+            before: claimed { $0.sync.attempts = 2; $0.sync.lastError = "x"; $0.sync.offlineSince = now },
+            event: end(.uploaded(revision: 3), image: confirmed),
+            after: record { $0.sync.state = .synced; $0.sync.syncedRevision = 3; $0.sync.sentRevision = 3
+                $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url; $0.image?.localFileName = nil },
+            effects: [.releaseMedia("\(sha).png")]),
+        Row(name: "revision fencing: uploaded 3 while 4 was made: 3 counts, 4 stays pending, the edit is still due",
+            before: claimed { $0.sync.revision = 4 },
+            event: end(.uploaded(revision: 3), image: confirmed),
+            after: record { $0.sync.revision = 4; $0.sync.syncedRevision = 3; $0.sync.sentRevision = 3
+                $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url; $0.image?.localFileName = nil },
+            effects: [.releaseMedia("\(sha).png")], editedMeanwhile: true),
+        Row(name: "uploaded after the image was replaced meanwhile: the new copy is kept",
+            before: claimed { $0.sync.revision = 4; $0.image = ImageReference(sha256: "cd", format: .png, byteCount: 1, localFileName: "cd.png") },
+            event: end(.uploaded(revision: 3), image: confirmed),
+            after: record { $0.sync.revision = 4; $0.sync.syncedRevision = 3; $0.sync.sentRevision = 3
+                $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url
+                $0.image = ImageReference(sha256: "cd", format: .png, byteCount: 1, localFileName: "cd.png") },
+            editedMeanwhile: true),
+        Row(name: "lease lost: a confirmed image is not recorded for a lease another process holds, nor released",
+            before: claimed { $0.sync.leaseOwner = other },
+            event: end(.interrupted(error: nil), image: confirmed),
+            after: claimed { $0.sync.leaseOwner = other }),
+        Row(name: "the server confirmed a deletion: the row goes with its media copy",
+            before: claimed { $0.sync.deleted = true; $0.sync.state = .deleting },
+            event: end(.deleted),
+            after: record { $0.sync.deleted = true; $0.sync.state = .deleting; $0.sync.sentRevision = 3 },
+            effects: [.releaseMedia("\(sha).png"), .removeRecipe]),
+        Row(name: "a transient failure left for a later run: waiting with its time and attempts",
+            before: claimed(), event: end(.retryLater(at: now + 600, attempts: 3, error: "HTTP 503")),
+            after: record { $0.sync.state = .waiting; $0.sync.attempts = 3; $0.sync.nextAttemptAt = now + 600
+                $0.sync.lastError = "HTTP 503"; $0.sync.sentRevision = 3 }),
+        Row(name: "a transient failure of revision 3 while 4 was made leaves 4 pending, error noted",
+            before: claimed { $0.sync.revision = 4 }, event: end(.retryLater(at: now + 600, attempts: 3, error: "HTTP 503")),
+            after: record { $0.sync.revision = 4; $0.sync.lastError = "HTTP 503"; $0.sync.sentRevision = 3 },
+            editedMeanwhile: true),
+        Row(name: "the 8th failed attempt: failed, with the attempts and the error",
+            before: claimed { $0.sync.attempts = 7 },
+            event: end(.failed(attempts: 8, error: "gave up after 8 attempts: HTTP 503", serverVersion: nil)),
+            after: record { $0.sync.state = .failed; $0.sync.attempts = 8; $0.sync.lastError = "gave up after 8 attempts: HTTP 503"
+                $0.sync.sentRevision = 3 }),
+        Row(name: "a 409: failed with the server's version remembered for an explicit sync",
+            before: claimed(), event: end(.failed(attempts: 1, error: "409", serverVersion: 7)),
+            after: record { $0.sync.state = .failed; $0.sync.attempts = 1; $0.sync.lastError = "409"; $0.sync.serverVersion = 7
+                $0.sync.sentRevision = 3 }),
+        Row(name: "a failure of a recipe cancelled meanwhile leaves it cancelled",
+            before: claimed { $0.sync.state = .cancelled; $0.sync.cancelRequested = true },
+            event: end(.failed(attempts: 1, error: "x", serverVersion: nil)),
+            after: record { $0.sync.state = .cancelled; $0.sync.cancelRequested = true; $0.sync.lastError = "x"; $0.sync.sentRevision = 3 }),
+        Row(name: "cancelled by the user: cancelled, the request answered, lease released",
+            before: claimed { $0.sync.state = .cancelled; $0.sync.cancelRequested = true }, event: end(.cancelledByUser),
+            after: record { $0.sync.state = .cancelled; $0.sync.sentRevision = 3 }),
+        Row(name: "cancelled, then edited while the chain stopped: the edit stands (pending)",
+            before: claimed { $0.sync.revision = 4 }, event: end(.cancelledByUser),
+            after: record { $0.sync.revision = 4; $0.sync.sentRevision = 3 }, editedMeanwhile: true),
+        Row(name: "interrupted (Ctrl-C, credentials): as it was, with the reason, lease released",
+            before: claimed(), event: end(.interrupted(error: "not uploaded: the server refused the credentials")),
+            after: record { $0.sync.lastError = "not uploaded: the server refused the credentials"; $0.sync.sentRevision = 3 }),
+        Row(name: "offline: the first time the server was found unreachable is kept",
+            before: claimed { $0.sync.offlineSince = now - 60 }, event: end(.offline(since: now)),
+            after: record { $0.sync.offlineSince = now - 60; $0.sync.sentRevision = 3 }),
+        // Cancellation and leases.
+        Row(name: "cancel of a queued recipe: cancelled, backoff dropped",
+            before: record { $0.sync.state = .waiting; $0.sync.nextAttemptAt = now + 60 }, event: .cancelRequested(leaseAlive: false),
+            after: record { $0.sync.state = .cancelled }, cancel: .cancelledQueued),
+        Row(name: "cancel of an upload in flight elsewhere: cancelled and requested of its process",
+            before: claimed { $0.sync.leaseOwner = other }, event: .cancelRequested(leaseAlive: true),
+            after: claimed { $0.sync.leaseOwner = other; $0.sync.state = .cancelled; $0.sync.cancelRequested = true },
+            cancel: .cancelledInFlight(owner: other, processID: 200)),
+        Row(name: "cancel of a synced recipe: nothing to cancel, nothing changes",
+            before: record { $0.sync.state = .synced }, event: .cancelRequested(leaseAlive: false),
+            after: record { $0.sync.state = .synced }, cancel: .nothingToCancel(state: .synced)),
+        Row(name: "a renewal extends only this process's lease",
+            before: claimed(), event: .leaseRenewed(owner: me, until: now + 120), after: claimed { $0.sync.leaseExpiresAt = now + 120 }),
+        Row(name: "a renewal by another process changes nothing",
+            before: claimed(), event: .leaseRenewed(owner: other, until: now + 120), after: claimed()),
+        Row(name: "a release lets go of this process's lease only",
+            before: claimed(), event: .leaseReleased(owner: me), after: record { $0.sync.sentRevision = 3 }),
+        Row(name: "offline while due: since the first time",
+            before: record(), event: .offline(since: now), after: record { $0.sync.offlineSince = now }),
+    ]
+
+    @Test("each transition", arguments: table)
+    func transition(row: Row) {
+        let result = RecipeSyncMachine.transition(row.before, on: row.event)
+        #expect(result.record == row.after)
+        #expect(result.effects == row.effects)
+        #expect(result.editedMeanwhile == row.editedMeanwhile)
+        #expect(result.cancel == row.cancel)
+    }
+
+    @Test("due: work left and no backoff ahead; never cancelled, failed or synced")
+    func due() {
+        #expect(RecipeSyncMachine.isDue(Self.record(), at: Self.now))
+        #expect(RecipeSyncMachine.isDue(Self.record { $0.sync.state = .deleting }, at: Self.now))
+        #expect(!RecipeSyncMachine.isDue(Self.record { $0.sync.state = .waiting; $0.sync.nextAttemptAt = Self.now + 1 }, at: Self.now))
+        #expect(RecipeSyncMachine.isDue(Self.record { $0.sync.state = .waiting; $0.sync.nextAttemptAt = Self.now }, at: Self.now))
+        for state in [SyncState.cancelled, .failed, .synced] {
+            #expect(!RecipeSyncMachine.isDue(Self.record { $0.sync.state = state }, at: Self.now))
+        }
+    }
+
+    @Test("on the server: synced at its revision and not deleted")
+    func onServer() {
+        #expect(RecipeSyncMachine.isOnServer(Self.record { $0.sync.state = .synced; $0.sync.syncedRevision = 3 }))
+        #expect(!RecipeSyncMachine.isOnServer(Self.record { $0.sync.state = .synced; $0.sync.syncedRevision = 2 }))
+        #expect(!RecipeSyncMachine.isOnServer(Self.record { $0.sync.state = .synced; $0.sync.syncedRevision = 3; $0.sync.deleted = true }))
+    }
+
+    @Test("busy elsewhere: another live process's unexpired lease; never this process's, a lapsed or a dead one")
+    func busyElsewhere() {
+        let held = Self.claimed { $0.sync.leaseOwner = Self.other }
+        #expect(RecipeSyncMachine.leaseHolderElsewhere(held, owner: Self.me, now: Self.now) { _ in true } == Self.other)
+        #expect(RecipeSyncMachine.leaseHolderElsewhere(held, owner: Self.me, now: Self.now) { _ in false } == nil)
+        #expect(RecipeSyncMachine.leaseHolderElsewhere(held, owner: Self.me, now: Self.now + 61) { _ in true } == nil)
+        #expect(RecipeSyncMachine.leaseHolderElsewhere(Self.claimed(), owner: Self.me, now: Self.now) { _ in true } == nil)
+    }
+}
