@@ -25,8 +25,9 @@ extension RecipeStore {
         guard !title.isEmpty else { throw StoreError(.emptyTitle) }
         var content = content
         content.title = title
+        try Self.check(content)
         enum Outcome { case unchanged, saved, changedMeanwhile }
-        let outcome: Outcome = try write { db in
+        let outcome: Outcome = try edit { db in
             let row = try Self.editableRow(db, id: id)
             if let expectingRevision, (row["revision"] as Int64) != expectingRevision { return .changedMeanwhile }
             var changed = false
@@ -79,13 +80,21 @@ extension RecipeStore {
             staged.forEach(media.discard)
             throw StoreError(.emptyTitle)
         }
+        for new in recipes {
+            do throws(StoreError) {
+                try Self.check(new.content)
+            } catch {
+                staged.forEach(media.discard)
+                throw error
+            }
+        }
         let stamp = now().timeIntervalSince1970
         var ids: [Int64] = []
         do throws(StoreError) {
             try media.withExclusiveAccess { () throws(StoreError) in
                 for image in staged { try media.install(image) }
                 do throws(StoreError) {
-                    ids = try write { db in
+                    ids = try edit { db in
                         try recipes.map { new in try Self.insert(new, stamp: stamp, db) }
                     }
                 } catch {
@@ -101,6 +110,13 @@ extension RecipeStore {
         var created: [Recipe] = []
         for id in ids { created.append(try recipe(id: id)) }
         return created
+    }
+
+    /// Throws the error that says which field of `content` `RecipeText` refuses, and why.
+    static func check(_ content: RecipeContent) throws(StoreError) {
+        if let (field, problem) = RecipeText.problem(in: content) {
+            throw StoreError(.invalidText(field: field, problem: problem))
+        }
     }
 
     /// Inserts one new recipe with its parts; returns its id.

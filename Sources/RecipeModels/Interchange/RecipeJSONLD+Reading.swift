@@ -10,14 +10,19 @@ extension RecipeJSONLD {
             let text = decodeEntities ? Self.decodeEntities(raw) : raw
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        guard let name = text(node["name"]).map(clean), !name.isEmpty else {
+        // A title, yield, keyword list or ingredient is one line: line breaks in them become spaces.
+        let line: (String) -> String = { raw in
+            clean(raw).components(separatedBy: .newlines).map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }.joined(separator: " ")
+        }
+        guard let name = text(node["name"]).map(line), !name.isEmpty else {
             throw ImportError("it has no name (schema.org \"name\"); every recipe needs a title")
         }
         var content = RecipeContent(title: name)
         content.description = text(node["description"]).map(clean) ?? ""
-        content.recipeYield = yield(node["recipeYield"] ?? node["yield"]).map(clean) ?? ""
-        content.keywords = RecipeContent.normalizeKeywords(keywords(node["keywords"]).map(clean) ?? "")
-        content.ingredients = try ingredients(node["recipeIngredient"] ?? node["ingredients"]).map(clean).filter { !$0.isEmpty }
+        content.recipeYield = yield(node["recipeYield"] ?? node["yield"]).map(line) ?? ""
+        content.keywords = RecipeContent.normalizeKeywords(keywords(node["keywords"]).map(line) ?? "")
+        content.ingredients = try ingredients(node["recipeIngredient"] ?? node["ingredients"]).map(line).filter { !$0.isEmpty }
         content.steps = try instructions(node["recipeInstructions"]).map(clean).filter { !$0.isEmpty }
         for text in [content.title, content.description, content.recipeYield, content.keywords] + content.ingredients
             + content.steps where text.contains("\0") {
