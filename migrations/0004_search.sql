@@ -1,6 +1,6 @@
 -- Full-text search (`recipes search`) over what a cook writes: title, description, keywords, ingredients and steps.
--- One row per recipe, rowid = recipes.id. The triggers below keep it in step inside the transaction of every change,
--- whoever makes it (an edit, an import, a pull); nothing reads or writes it while a home is opened.
+-- One row per recipe not deleted, rowid = recipes.id. The triggers below keep it in step inside the transaction of
+-- every change, whoever makes it (an edit, an import, a pull); nothing reads or writes it while a home is opened.
 -- porter: "tomatoes" finds "tomato"; remove_diacritics: "creme" finds "crème"; prefix indexes: typed prefixes stay quick.
 CREATE VIRTUAL TABLE recipe_search USING fts5(
     title, description, keywords, ingredients, steps,
@@ -16,7 +16,7 @@ SELECT id, title, description, keywords,
         (SELECT text FROM ingredients WHERE recipe_id = recipes.id ORDER BY position)), ''),
     coalesce((SELECT group_concat(text, char(10)) FROM
         (SELECT text FROM steps WHERE recipe_id = recipes.id ORDER BY position)), '')
-FROM recipes;
+FROM recipes WHERE deleted = 0;
 
 CREATE TRIGGER recipe_search_recipe_insert AFTER INSERT ON recipes BEGIN
     INSERT INTO recipe_search (rowid, title, description, keywords, ingredients, steps)
@@ -29,6 +29,20 @@ WHEN NEW.title IS NOT OLD.title OR NEW.description IS NOT OLD.description OR NEW
 END;
 CREATE TRIGGER recipe_search_recipe_delete AFTER DELETE ON recipes BEGIN
     DELETE FROM recipe_search WHERE rowid = OLD.id;
+END;
+-- A deleted recipe (kept as `deleting` until the server confirms) is not found; one brought back is found again.
+CREATE TRIGGER recipe_search_recipe_deleted AFTER UPDATE OF deleted ON recipes
+WHEN NEW.deleted = 1 AND OLD.deleted = 0 BEGIN
+    DELETE FROM recipe_search WHERE rowid = NEW.id;
+END;
+CREATE TRIGGER recipe_search_recipe_restored AFTER UPDATE OF deleted ON recipes
+WHEN NEW.deleted = 0 AND OLD.deleted = 1 BEGIN
+    INSERT INTO recipe_search (rowid, title, description, keywords, ingredients, steps)
+    VALUES (NEW.id, NEW.title, NEW.description, NEW.keywords,
+        coalesce((SELECT group_concat(text, char(10)) FROM
+            (SELECT text FROM ingredients WHERE recipe_id = NEW.id ORDER BY position)), ''),
+        coalesce((SELECT group_concat(text, char(10)) FROM
+            (SELECT text FROM steps WHERE recipe_id = NEW.id ORDER BY position)), ''));
 END;
 
 CREATE TRIGGER recipe_search_ingredient_insert AFTER INSERT ON ingredients BEGIN

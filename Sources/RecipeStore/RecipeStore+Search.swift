@@ -95,41 +95,35 @@ extension RecipeStore {
             throw StoreError(.badSearch(error.message))
         }
         return try read { db in
-            let ranked = try Row.fetchAll(
+            // One statement: FTS5 sorts by rank itself, so the highlights are computed for the rows returned only
+            // (a statement per hit parsed the query and merged a prefix's lists again each time). Deleted recipes
+            // are not in the index (see migration 0004).
+            let rows = try Row.fetchAll(
                 db.cachedStatement(sql: """
-                    SELECT recipes.id, recipes.title FROM recipe_search JOIN recipes ON recipes.id = recipe_search.rowid
-                    WHERE recipe_search MATCH ? AND recipes.deleted = 0 ORDER BY recipe_search.rank LIMIT ?
+                    SELECT rowid, title,
+                        highlight(recipe_search, 0, char(2), char(3)), highlight(recipe_search, 1, char(2), char(3)),
+                        highlight(recipe_search, 2, char(2), char(3)), highlight(recipe_search, 3, char(2), char(3)),
+                        highlight(recipe_search, 4, char(2), char(3)),
+                        snippet(recipe_search, -1, char(2), char(3), '…', 12)
+                    FROM recipe_search WHERE recipe_search MATCH ? ORDER BY rank LIMIT ?
                     """),
                 arguments: [expression, max(0, limit)])
             let total = try Int.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT count(*) FROM recipe_search JOIN recipes ON recipes.id = recipe_search.rowid
-                    WHERE recipe_search MATCH ? AND recipes.deleted = 0
-                    """),
+                db.cachedStatement(sql: "SELECT count(*) FROM recipe_search WHERE recipe_search MATCH ?"),
                 arguments: [expression]) ?? 0
-            let details = try db.cachedStatement(sql: """
-                SELECT highlight(recipe_search, 0, char(2), char(3)), highlight(recipe_search, 1, char(2), char(3)),
-                    highlight(recipe_search, 2, char(2), char(3)), highlight(recipe_search, 3, char(2), char(3)),
-                    highlight(recipe_search, 4, char(2), char(3)),
-                    snippet(recipe_search, -1, char(2), char(3), '…', 12)
-                FROM recipe_search WHERE recipe_search MATCH ? AND rowid = ?
-                """)
-            let hits = try ranked.map { row -> SearchHit in
-                let id: Int64 = row[0]
+            let hits = rows.map { row -> SearchHit in
                 var fields: [SearchField] = []
                 var words: [String] = []
-                var snippet = ""
-                if let detail = try Row.fetchOne(details, arguments: [expression, id]) {
-                    for (index, field) in SearchField.allCases.enumerated() {
-                        let marked = Self.markedWords(in: detail[index] as String? ?? "")
-                        if !marked.isEmpty { fields.append(field) }
-                        for word in marked where !words.contains(where: { $0.lowercased() == word.lowercased() }) {
-                            words.append(word)
-                        }
+                for (index, field) in SearchField.allCases.enumerated() {
+                    let marked = Self.markedWords(in: row[index + 2] as String? ?? "")
+                    if !marked.isEmpty { fields.append(field) }
+                    for word in marked where !words.contains(where: { $0.lowercased() == word.lowercased() }) {
+                        words.append(word)
                     }
-                    snippet = detail[5] as String? ?? ""
                 }
-                return SearchHit(id: id, title: row[1], fields: fields, matchedWords: words, snippet: snippet)
+                return SearchHit(
+                    id: row[0], title: row[1] as String? ?? "", fields: fields, matchedWords: words,
+                    snippet: row[7] as String? ?? "")
             }
             return SearchResult(hits: hits, total: total)
         }

@@ -64,6 +64,9 @@ struct SearchTests {
         try store.pool.write { db in try db.execute(sql: "UPDATE recipes SET synced_revision = 1 WHERE id = ?", arguments: [id]) }
         try store.delete(id)
         #expect(try store.search(["turnip"]).total == 0)
+        // Brought back (as resolving a deletion conflict may): found again, with its parts.
+        try store.pool.write { db in try db.execute(sql: "UPDATE recipes SET deleted = 0, state = 'pending' WHERE id = ?", arguments: [id]) }
+        #expect(try found("turnip") && found("roast") == false && found("winter"))
         let other = try store.create(title: "Gone soon").id
         try store.delete(other)
         #expect(try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recipe_search WHERE rowid = ?", arguments: [other]) } == 0)
