@@ -85,14 +85,17 @@ for line in results.strip().split("\n"):
     print(f"| `{query}` | {int(total):,} | **{float(median):.2f} ms** | {float(p95):.2f} ms | {float(worst):.2f} ms "
           f"| {met(float(median))} | {met(float(worst))} |")
 print()
-print("| command (whole process) | median wall | worst wall | target ≤ 20 ms: median |")
-print("| --- | ---: | ---: | :---: |")
-for label, cmd in ((f"`recipes search tomato`, {count:,} recipes", [recipes, "search", "tomato"]),
-                   ("`recipes search garlic soup`", [recipes, "search", "garlic", "soup"]),
-                   ("`recipes status 1`, same home (start-up and one read)", [recipes, "status", "1"]),
-                   ("`/bin/true`", ["/bin/true"])):
-    median, worst = wall(cmd)
-    print(f"| {label} | {median:.1f} ms | {worst:.1f} ms | {met(median) if 'search' in label else ''} |")
+print("| command (whole process) | median wall | worst wall | median beyond `recipes status 1` |")
+print("| --- | ---: | ---: | ---: |")
+rows = [(f"`recipes search tomato`, {count:,} recipes", [recipes, "search", "tomato"]),
+        ("`recipes search garlic soup`", [recipes, "search", "garlic", "soup"]),
+        ("`recipes status 1`, same home (start-up and one read)", [recipes, "status", "1"]),
+        ("`/bin/true`", ["/bin/true"])]
+measured = [(label, cmd, *wall(cmd)) for label, cmd in rows]
+status_median = measured[2][2]
+for label, cmd, median, worst in measured:
+    extra = f"{median - status_median:+.1f} ms" if "search" in label else ""
+    print(f"| {label} | {median:.1f} ms | {worst:.1f} ms | {extra} |")
 print()
 print(f"The {count:,} generated recipes (8 ingredients, 6 steps each) came in with one `recipes import` of a JSON-LD "
       f"array in {import_seconds:.1f} s (one transaction; the FTS5 index is kept by triggers as each part is written). "
