@@ -23,7 +23,16 @@ public struct SearchHit: Sendable, Equatable {
 
 /// A searchable field of a recipe, by the name `search` accepts in `field:word`.
 public enum SearchField: String, Sendable, CaseIterable {
-    case title, description, keywords, ingredients, steps
+    /// The recipe's name.
+    case title
+    /// Its description.
+    case description
+    /// Its keywords.
+    case keywords
+    /// Its ingredients, all of them as one text.
+    case ingredients
+    /// Its steps, all of them as one text.
+    case steps
 
     /// The field a `field:` prefix names: the column names, and `ingredient`, `step`, `keyword` for short.
     public init?(prefix: String) {

@@ -65,11 +65,14 @@ struct RecipeEditing {
                     throw CommandLineError("\(message); \(kept)")
                 }
                 switch outcome {
-                case .unchanged(let saved), .saved(let saved):
+                case .unchanged:
                     file.remove()
-                    if merged { return "saved recipe \(id) (revision \(saved.sync.revision)), merged with the change made meanwhile" }
-                    if case .unchanged = outcome { return "recipe \(id) unchanged" }
-                    return "saved recipe \(id) (revision \(saved.sync.revision))"
+                    return merged ? "recipe \(id) unchanged: it already had your changes, made meanwhile elsewhere"
+                        : "recipe \(id) unchanged"
+                case .saved(let saved):
+                    file.remove()
+                    let note = merged ? ", merged with the change made meanwhile" : ""
+                    return "saved recipe \(id) (revision \(saved.sync.revision))\(note)"
                 case .changedMeanwhile(let current):
                     merges += 1
                     guard merges <= 5 else {
