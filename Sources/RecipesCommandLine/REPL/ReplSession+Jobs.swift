@@ -13,7 +13,7 @@ extension ReplSession {
         case .jobs:
             console.out(jobs.list())
         case .wait:
-            guard let job = jobs.running ?? nil else {
+            guard let job = jobs.running else {
                 if let result = await jobs.wait() { return Self.lineResult(result) }
                 console.out("no background job running\n")
                 return .succeeded
@@ -48,7 +48,7 @@ extension ReplSession {
     }
 
     /// Whether the REPL may end now: with a background sync running, a person is asked whether to stop it (no
-    /// keeps the REPL), a script waits for it to end. Answers whether that ended well on a pipe through `jobFailed`.
+    /// keeps the REPL), a script waits for it to end (a failed end sets `leftFailed`, which makes the exit status 1).
     func mayLeave() async -> Bool {
         guard let job = jobs.running else { return true }
         if interactive {
