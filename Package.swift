@@ -242,6 +242,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "SearchBenchmark",
+            dependencies: ["RecipeStore"],
+            path: "Benchmarks/SearchBenchmark",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "TransportBenchmark",
             dependencies: ["Transport", "Locking"],
             path: "Benchmarks/TransportBenchmark",

@@ -4,6 +4,7 @@
 // Its settings are C globals; Swift 6 does not let code assign them directly, so these typed
 // `static inline` setters do (https://man.netbsd.org/editline.3).
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,17 @@ static inline void recipes_editline_set_name(const char *name) { rl_readline_nam
 static inline void recipes_editline_set_completion(rl_completion_func_t *function) {
     rl_attempted_completion_function = function;
 }
+
+/// The line typed so far (up to the cursor's word when completing), as libedit's readline emulation keeps it.
+static inline const char *recipes_editline_line_buffer(void) { return rl_line_buffer; }
+
+/// The shell-style characters that quote a word when completing (so "a b" completes as one word).
+static inline void recipes_editline_set_completion_quotes(const char *quotes) {
+    rl_completer_quote_characters = quotes;
+}
+
+/// The character put after a completed word (0: none).
+static inline void recipes_editline_set_append_character(int character) { rl_completion_append_character = character; }
 
 /// Tells libedit not to fall back to file-name completion for the current word.
 static inline void recipes_editline_completion_over(int over) { rl_attempted_completion_over = over; }
@@ -43,11 +55,51 @@ static inline void recipes_editline_on_sigint(int signal_number) {
     }
 }
 
+/// The descriptor that is readable when lines of background jobs wait to be shown (-1: none), and the function
+/// that shows them: called on the reading thread between two keys, after which the prompt and the line being typed
+/// are redrawn below the lines.
+static inline int *recipes_editline_wake_fd(void) {
+    static int fd = -1;
+    return &fd;
+}
+typedef void (*recipes_editline_wake_function)(void);
+static inline recipes_editline_wake_function *recipes_editline_wake_handler(void) {
+    static recipes_editline_wake_function handler = NULL;
+    return &handler;
+}
+
+/// Sets the wake descriptor and the function that shows what is waiting.
+static inline void recipes_editline_set_wake(int fd, recipes_editline_wake_function handler) {
+    *recipes_editline_wake_fd() = fd;
+    *recipes_editline_wake_handler() = handler;
+}
+
 /// Reads one byte for libedit. A Ctrl-C interrupts the read (the handler is installed without SA_RESTART) and
-/// reads as end of input, so readline returns and the caller can drop the line instead of the whole REPL.
+/// reads as end of input, so readline returns and the caller can drop the line instead of the whole REPL. While
+/// waiting for a key it also watches the wake descriptor and lets the wake function print above the prompt.
 static inline int recipes_editline_getc(FILE *stream) {
     unsigned char byte;
     for (;;) {
+        int wake = *recipes_editline_wake_fd();
+        if (wake >= 0) {
+            struct pollfd fds[2];
+            fds[0].fd = fileno(stream);
+            fds[0].events = POLLIN;
+            fds[0].revents = 0;
+            fds[1].fd = wake;
+            fds[1].events = POLLIN;
+            fds[1].revents = 0;
+            if (poll(fds, 2, -1) < 0) {
+                if (errno == EINTR && !*recipes_editline_interrupted()) continue;
+                return EOF;
+            }
+            if (fds[1].revents & POLLIN) {
+                recipes_editline_wake_function handler = *recipes_editline_wake_handler();
+                if (handler != NULL) handler();
+                rl_forced_update_display();
+                if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            }
+        }
         ssize_t count = read(fileno(stream), &byte, 1);
         if (count == 1) return byte;
         if (count == 0) return EOF;

@@ -65,10 +65,16 @@ struct DatabaseSalvage {
             try db.execute(sql: "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, ?)",
                 arguments: [migration.identifier, Date().timeIntervalSince1970])
         }
+        // A virtual table (the search index) and its shadow tables are not copied: the new database's triggers
+        // build its index from the rows copied.
         let tables = (try? source.read { db in
             try String.fetchAll(db, sql: """
-                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-                    AND name NOT IN ('schema_migrations', 'recipes') ORDER BY name
+                SELECT name FROM sqlite_master AS t WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                    AND name NOT IN ('schema_migrations', 'recipes')
+                    AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%'
+                    AND NOT EXISTS (SELECT 1 FROM sqlite_master AS v WHERE v.type = 'table'
+                        AND v.sql LIKE 'CREATE VIRTUAL TABLE%' AND t.name LIKE v.name || '\\_%' ESCAPE '\\')
+                ORDER BY name
                 """)
         }) ?? []
         let parts = tables.filter { columns(of: $0).contains("recipe_id") }

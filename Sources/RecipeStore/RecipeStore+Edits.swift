@@ -165,6 +165,12 @@ extension RecipeStore {
         case .removeIngredient(let n): try remove(n, from: "ingredients", what: "ingredient", recipe: id, db)
         case .addStep(let text): try append(text, to: "steps", recipe: id, db)
         case .removeStep(let n): try remove(n, from: "steps", what: "step", recipe: id, db)
+        case .setIngredient(let n, let text): try set(n, text, in: "ingredients", what: "ingredient", recipe: id, db)
+        case .insertIngredient(let n, let text): try insert(text, at: n, into: "ingredients", what: "ingredient", recipe: id, db)
+        case .moveIngredient(let from, let to): try move(from, to: to, in: "ingredients", what: "ingredient", recipe: id, db)
+        case .setStep(let n, let text): try set(n, text, in: "steps", what: "step", recipe: id, db)
+        case .insertStep(let n, let text): try insert(text, at: n, into: "steps", what: "step", recipe: id, db)
+        case .moveStep(let from, let to): try move(from, to: to, in: "steps", what: "step", recipe: id, db)
         case .setImage(let staged):
             try db.execute(
                 sql: "UPDATE recipes SET image_sha256 = ?, image_format = ?, image_bytes = ?, image_file = ? WHERE id = ?",
@@ -215,5 +221,55 @@ extension RecipeStore {
             db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE image_file = ?)"),
             arguments: [fileName]) ?? false
         return referenced ? nil : fileName
+    }
+
+    /// The row ids of a recipe's ingredients or steps, in order, and the n-th of them (1-based) or a clear error.
+    private static func part(
+        _ n: Int, of table: String, what: String, recipe id: Int64, allowingEnd: Bool = false, _ db: Database
+    ) throws -> (rows: [(id: Int64, position: Int64)], index: Int) {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT id, position FROM \(table) WHERE recipe_id = ? ORDER BY position, id", arguments: [id]
+        ).map { (id: $0[0] as Int64, position: $0[1] as Int64) }
+        let last = allowingEnd ? rows.count + 1 : rows.count
+        guard n >= 1, n <= last else {
+            throw StoreError(.indexOutOfRange(what: what, index: n, count: rows.count, id: id, allowingEnd: allowingEnd))
+        }
+        return (rows, n - 1)
+    }
+
+    static func set(_ n: Int, _ text: String, in table: String, what: String, recipe id: Int64, _ db: Database) throws {
+        let (rows, index) = try part(n, of: table, what: what, recipe: id, db)
+        try db.execute(sql: "UPDATE \(table) SET text = ? WHERE id = ?", arguments: [text, rows[index].id])
+    }
+
+    /// Inserts `text` as the n-th part: the parts from the n-th on move one place down.
+    static func insert(_ text: String, at n: Int, into table: String, what: String, recipe id: Int64, _ db: Database) throws {
+        let (rows, index) = try part(n, of: table, what: what, recipe: id, allowingEnd: true, db)
+        try renumber(rows.map(\.id), in: table, from: rows, skipping: index, db)
+        try db.execute(
+            sql: "INSERT INTO \(table) (recipe_id, position, text) VALUES (?, ?, ?)", arguments: [id, index + 1, text])
+    }
+
+    /// Moves the part at `from` to place `to`; the parts between shift by one.
+    static func move(_ from: Int, to: Int, in table: String, what: String, recipe id: Int64, _ db: Database) throws {
+        let (rows, source) = try part(from, of: table, what: what, recipe: id, db)
+        _ = try part(to, of: table, what: what, recipe: id, db)
+        var order = rows.map(\.id)
+        order.insert(order.remove(at: source), at: to - 1)
+        try renumber(order, in: table, from: rows, db)
+    }
+
+    /// Gives the parts in `order` the positions 1, 2, … (leaving a gap at `skipping`, 0-based), writing only the
+    /// rows whose position changes.
+    private static func renumber(
+        _ order: [Int64], in table: String, from rows: [(id: Int64, position: Int64)], skipping gap: Int? = nil,
+        _ db: Database
+    ) throws {
+        let current = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.position) })
+        for (index, rowID) in order.enumerated() {
+            let position = Int64(index + 1 + (gap.map { index >= $0 ? 1 : 0 } ?? 0))
+            guard current[rowID] != position else { continue }
+            try db.execute(sql: "UPDATE \(table) SET position = ? WHERE id = ?", arguments: [position, rowID])
+        }
     }
 }

@@ -1,3 +1,5 @@
+import RecipeModels
+
 /// A text field of a recipe, named as the edit commands name it.
 public enum TextField: String, Sendable, Equatable, CaseIterable {
     case title
@@ -53,9 +55,21 @@ public enum RecipeText {
         case .description(let text): (.description, text)
         case .yield(let text): (.yield, text)
         case .keywords(let text): (.keywords, text)
-        case .addIngredient(let text): (.ingredient, text)
-        case .addStep(let text): (.step, text)
-        case .removeIngredient, .removeStep, .setImage, .clearImage: nil
+        case .addIngredient(let text), .setIngredient(_, let text), .insertIngredient(_, let text): (.ingredient, text)
+        case .addStep(let text), .setStep(_, let text), .insertStep(_, let text): (.step, text)
+        case .removeIngredient, .removeStep, .moveIngredient, .moveStep, .setImage, .clearImage: nil
         }
+    }
+
+    /// The first field of `content` that `problem(in:field:)` refuses, with its problem.
+    static func problem(in content: RecipeContent) -> (field: TextField, problem: TextProblem)? {
+        let texts: [(TextField, String)] = [
+            (.title, content.title), (.description, content.description), (.yield, content.recipeYield),
+            (.keywords, content.keywords),
+        ] + content.ingredients.map { (.ingredient, $0) } + content.steps.map { (.step, $0) }
+        for (field, text) in texts {
+            if let problem = problem(in: text, field: field) { return (field, problem) }
+        }
+        return nil
     }
 }

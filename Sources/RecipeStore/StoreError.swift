@@ -12,7 +12,7 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case cannotOpen(path: String, detail: String)
         case unknownRecipe(id: Int64)
         case recipeDeleted(id: Int64)
-        case indexOutOfRange(what: String, index: Int, count: Int, id: Int64)
+        case indexOutOfRange(what: String, index: Int, count: Int, id: Int64, allowingEnd: Bool = false)
         case emptyTitle
         case invalidText(field: TextField, problem: TextProblem)
         case recipeExists(uuid: String)
@@ -28,6 +28,7 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         /// A folder recipes writes and deletes its own files in (`media/`, `outbox/`, `images/`) is a symbolic link.
         case symlinkedFolder(path: String, destination: String)
         case database(detail: String)
+        case badSearch(String)
     }
 
     /// What a path given as an image is when it is not a regular file.
@@ -66,8 +67,9 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             return "no recipe with id \(id); `list` shows the ids"
         case .recipeDeleted(let id):
             return "recipe \(id) is deleted; its deletion is sent to the server on the next sync"
-        case .indexOutOfRange(let what, let index, let count, let id):
-            let range = count == 0 ? "it has none" : "choose 1 to \(count)"
+        case .indexOutOfRange(let what, let index, let count, let id, let allowingEnd):
+            let last = allowingEnd ? count + 1 : count
+            let range = last == 0 ? "it has none" : "choose 1 to \(last)"
             return "recipe \(id) has no \(what) \(index); \(range)"
         case .emptyTitle:
             return "a title cannot be empty; give the recipe a name"
@@ -108,6 +110,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
                 + "is) and run the command again"
         case .database(let detail):
             return "database error: \(detail)"
+        case .badSearch(let message):
+            return message
         }
     }
 }

@@ -16,8 +16,9 @@ public struct RecipesCommand: AsyncParsableCommand {
             """,
         version: version,
         subcommands: [
-            EditCommand.self, ListCommand.self, ShowCommand.self, StatusCommand.self, SyncCommand.self,
-            CancelCommand.self, CronCommand.self, ConfigCommand.self, DoctorCommand.self,
+            EditCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, StatusCommand.self,
+            SyncCommand.self, CancelCommand.self, ImportCommand.self, ExportCommand.self, CronCommand.self,
+            ConfigCommand.self, DoctorCommand.self,
         ]
     )
 

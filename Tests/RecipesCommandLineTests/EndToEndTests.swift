@@ -142,7 +142,7 @@ struct EndToEndTests {
         let version = try runRecipes(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout == RecipesCommand.version + "\n")
-        for command in [[], ["edit"], ["list"], ["show"], ["status"], ["sync"], ["cancel"], ["cron"], ["cron", "install"],
+        for command in [[], ["edit"], ["list"], ["show"], ["search"], ["import"], ["export"], ["status"], ["sync"], ["cancel"], ["cron"], ["cron", "install"],
                         ["cron", "uninstall"], ["cron", "show"], ["config"], ["config", "show"], ["config", "get"],
                         ["config", "set"], ["config", "unset"]] {
             let help = try runRecipes(command + ["--help"])

@@ -68,3 +68,76 @@ struct ReplCommandTests {
         }
     }
 }
+
+@Suite("The REPL's editing, interchange and job commands parse; tab completion offers what fits the position")
+struct ReplEditingCommandTests {
+    func parse(_ words: String...) throws -> ReplCommand { try ReplCommand.parse(words) }
+
+    @Test("in-place edits, edit, search, import, export and the job commands parse")
+    func newCommands() throws {
+        #expect(try parse("ingredient", "set", "3", "2", "3", "tomatoes") == .edit(id: 3, .setIngredient(2, "3 tomatoes")))
+        #expect(try parse("ingredient", "insert", "3", "1", "salt") == .edit(id: 3, .insertIngredient(1, "salt")))
+        #expect(try parse("ingredient", "move", "3", "4", "1") == .edit(id: 3, .moveIngredient(from: 4, to: 1)))
+        #expect(try parse("step", "set", "3", "2", "Stir.") == .edit(id: 3, .setStep(2, "Stir.")))
+        #expect(try parse("step", "insert", "3", "2", "Rest.") == .edit(id: 3, .insertStep(2, "Rest.")))
+        #expect(try parse("step", "move", "3", "1", "2") == .edit(id: 3, .moveStep(from: 1, to: 2)))
+        #expect(try parse("edit", "4") == .editInEditor(id: 4))
+        #expect(try parse("search", "tom", "title:soup") == .search(words: ["tom", "title:soup"]))
+        #expect(try parse("import", "a.json", "--dry-run", "b.html") == .importFiles(paths: ["a.json", "b.html"], dryRun: true))
+        #expect(try parse("export") == .export(ids: [], folder: nil))
+        #expect(try parse("export", "2", "--out", "dir", "1") == .export(ids: [2, 1], folder: "dir"))
+        #expect(try parse("sync", "&") == .backgroundSync(ids: []))
+        #expect(try parse("sync", "3&") == .backgroundSync(ids: [3]))
+        #expect(try parse("sync", "--background", "2") == .backgroundSync(ids: [2]))
+        #expect(try parse("jobs") == .jobs)
+        #expect(try parse("wait") == .wait)
+        #expect(try parse("cancel", "%1") == .cancelJob(1))
+    }
+
+    @Test("bad input names the problem", arguments: [
+        (["ingredient", "set", "1", "2"], "the ingredient text is missing"),
+        (["step", "move", "1", "2"], "give the step number, then where it goes"),
+        (["step", "move", "1", "x", "2"], "\"x\" is not a step number"),
+        (["edit"], "usage: edit <id>"),
+        (["search"], "give the words to search for"),
+        (["import"], "give the files to import"),
+        (["import", "-"], "give file paths"),
+        (["export", "--out"], "--out needs one folder"),
+        (["export", "x"], "\"x\" is not a recipe id"),
+        (["cancel", "%x"], "is not a job"),
+        (["jobs", "1"], "jobs takes no arguments"),
+    ])
+    func refusals(words: [String], expected: String) {
+        #expect {
+            try ReplCommand.parse(words)
+        } throws: { error in
+            (error as? CommandLineError)?.message.contains(expected) == true
+        }
+    }
+
+    @Test("completion: commands first, then actions, ids with titles, fields and files by position")
+    func completion() {
+        let recipes: () -> [(id: Int64, title: String)] = { [(1, "Soup"), (2, "Bread"), (12, "Stew")] }
+        func complete(_ before: [String], _ prefix: String) -> ReplCompletion {
+            ReplCompletion.candidates(before: before, prefix: prefix, recipes: recipes)
+        }
+        func inserts(_ completion: ReplCompletion) -> [String] {
+            if case .words(let candidates, _) = completion { return candidates.map(\.insert) }
+            return []
+        }
+        #expect(inserts(complete([], "se")) == ["search"])
+        #expect(inserts(complete([], "s")) == ["show", "step", "search", "status", "sync"])
+        #expect(inserts(complete(["ingredient"], "")) == ["add", "rm", "set", "insert", "move"])
+        #expect(complete(["show"], "1") == .words([
+            .init(insert: "1", display: " 1  Soup"), .init(insert: "12", display: "12  Stew"),
+        ], appendSpace: true))
+        #expect(inserts(complete(["step", "set"], "")) == ["1", "2", "12"])
+        #expect(complete(["step", "set", "1"], "") == .nothing)
+        #expect(complete(["image", "set", "1"], "") == .files)
+        #expect(complete(["import"], "") == .files)
+        #expect(complete(["export", "--out"], "") == .files)
+        #expect(complete(["search"], "ing") == .words([.init(insert: "ingredients:", display: "ingredients:")], appendSpace: false))
+        #expect(inserts(complete(["help"], "ex")) == ["export", "exit"])
+        #expect(ReplCompletion.commonPrefix([.init(insert: "12", display: ""), .init(insert: "1", display: "")]) == "1")
+    }
+}

@@ -25,16 +25,28 @@ public func fillHome(_ home: RecipesHome, count: Int) throws {
     try queue.close()
 }
 
-/// Overwrites `pages` pages in the middle of the SQLite file at `path` with a fixed garbage pattern (the page size
-/// read from the file's header), as a failing disk might; returns the file's bytes afterwards.
+/// Overwrites, with a fixed garbage pattern, a leaf page in the middle of the `recipes` table and `pages - 1` leaf pages
+/// in the middle of the `ingredients` table of the SQLite file at `path` (chosen through SQLite's `dbstat`, so that
+/// whatever else the file holds — a search index, say — some recipes lose their row and some only their parts), as a
+/// failing disk might; returns the file's bytes afterwards.
 @discardableResult
 public func damageMiddlePages(ofDatabaseAt path: String, pages: Int = 3) throws -> Data {
+    let queue = try DatabaseQueue(path: path)
+    let leaves = try queue.read { db in
+        try Row.fetchAll(db, sql: "SELECT name, pageno FROM dbstat WHERE pagetype = 'leaf' AND name IN ('recipes', 'ingredients') ORDER BY pageno")
+    }
+    try queue.close()
+    func middle(_ table: String, _ count: Int) -> [Int] {
+        let numbers: [Int] = leaves.filter { $0["name"] == table }.map { $0["pageno"] }
+        let start = max(0, numbers.count / 2 - count / 2)
+        return Array(numbers.dropFirst(start).prefix(count))
+    }
+    let chosen = middle("recipes", 1) + middle("ingredients", max(0, pages - 1))
     var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
     let declared = Int(bytes[16]) << 8 | Int(bytes[17])
     let pageSize = declared == 1 ? 65_536 : declared
-    let first = bytes.count / pageSize / 2
-    for page in first..<(first + pages) {
-        for offset in (page * pageSize)..<min(bytes.count, (page + 1) * pageSize) {
+    for page in chosen {  // numbered from 1
+        for offset in ((page - 1) * pageSize)..<min(bytes.count, page * pageSize) {
             bytes[offset] = UInt8(truncatingIfNeeded: offset &* 31 &+ 0xA5)
         }
     }

@@ -40,7 +40,7 @@ struct CancelCommand: AsyncParsableCommand {
         case .cancelledQueued:
             return "cancelled recipe \(id): it was waiting to be uploaded; `recipes sync \(id)` resumes it"
         case .cancelledInFlight(let owner, let pid):
-            let process = pid.map { "pid \($0)" } ?? "another process"
+            let process = pid == getpid() ? "this process" : pid.map { "pid \($0)" } ?? "another process"
             let deadline = ContinuousClock.now + .seconds(2)
             while ContinuousClock.now < deadline {
                 if try !store.isLeased(id: id, by: owner) {

@@ -4,13 +4,19 @@ import Foundation
 import Glibc
 #endif
 
-/// `recipes edit`: the REPL, interactive on a terminal, scripted on a pipe.
+/// `recipes edit`: the REPL, interactive on a terminal, scripted on a pipe; `recipes edit <id>`: one recipe in the
+/// person's text editor.
 struct EditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Edit recipes in an interactive shell (type `help` there), or run commands piped on stdin.",
+        abstract: "Edit recipes in an interactive shell (type `help` there), or one recipe in your text editor.",
         discussion: """
-            On a terminal: a prompt with line editing, history in <home>/history and tab completion of command names.
+            With an id: the recipe opens in $VISUAL, else $EDITOR, else vi, as a recipe card (README.md describes the
+            format); saving applies it in one change, quitting without saving changes nothing. A card that does not
+            read is offered for another round ("Edit again? [Y/n]", answered on stdin); text that cannot be applied is
+            kept in a file under <home>/edits whose path is printed.
+            Without an id, on a terminal: a prompt with line editing, history in <home>/history and tab completion
+            of command names, recipe ids, field names and file paths.
             On a pipe: no prompt, one command per line until end of input; a failed command prints one line on stderr
             and the rest still run. Exit status 1 if any command failed (with --bail: stop at the first), else 0.
             Words split like a shell: '…' and "…" group words, backslash escapes; lines starting with # are ignored.
@@ -19,9 +25,27 @@ struct EditCommand: AsyncParsableCommand {
     @ParentCommand var root: RecipesCommand
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "On a pipe, stop at the first failed command.") var bail = false
+    @Argument(help: "Open this recipe (its id as `recipes list` shows it) in your text editor.") var id: Int64?
+
+    func validate() throws {
+        if let id, id < 1 { throw ValidationError("\(id) is not a recipe id; ids are the numbers `recipes list` shows") }
+    }
 
     func run() async throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
+        if let id {
+            try await context.reportingFailures {
+                var editing = RecipeEditing(
+                    store: try context.openStore(), editor: EditorProcess(environment: context.environment),
+                    console: context.console, ask: { question in
+                        context.console.err(question)
+                        return readLine(strippingNewline: true)
+                    })
+                editing.problemPrefix = "recipes: "
+                context.console.out(try await editing.edit(id) + "\n")
+            }
+            return
+        }
         var session: ReplSession?
         try context.reportingFailures {
             let configuration = try context.configuration()
@@ -45,20 +69,40 @@ struct EditCommand: AsyncParsableCommand {
             switch await session.run(line: line, location: "line \(lineNumber)") {
             case .failed:
                 failed = true
-                if bail { throw ExitCode.failure }
+                if bail {
+                    _ = await session.mayLeave()
+                    throw ExitCode.failure
+                }
             case .quit:
-                if failed { throw ExitCode.failure }
+                if failed || session.leftFailed { throw ExitCode.failure }
                 return
             case .succeeded, .skipped:
                 break
             }
         }
-        if failed { throw ExitCode.failure }
+        _ = await session.mayLeave()  // a background sync still running is waited for
+        if failed || session.leftFailed { throw ExitCode.failure }
     }
 
     func runInteractive(_ session: ReplSession, context: CommandContext) async {
-        let editor = LineEditor(
-            historyPath: context.home.historyURL.path, commandNames: ReplCommandSpec.all.map(\.name))
+        let store = session.store
+        let editor = LineEditor(historyPath: context.home.historyURL.path) { before, prefix in
+            ReplCompletion.candidates(before: before, prefix: prefix) {
+                ((try? store.recipes()) ?? []).filter { $0.sync.state != .deleting }.map { (id: $0.id, title: $0.title) }
+            }
+        }
+        editor.show(session.jobs.lines)
+        session.ask = { question in
+            if case .line(let answer) = editor.read(prompt: question, remember: false) { return answer }
+            return nil
+        }
+        // Between reads a Ctrl-C must not end the REPL: a command that can be stopped (sync, wait) installs its own
+        // handler; anything else finishes.
+        var keep = sigaction()
+        keep.__sigaction_handler.sa_handler = { _ in }
+        sigemptyset(&keep.sa_mask)
+        keep.sa_flags = Int32(SA_RESTART)
+        sigaction(SIGINT, &keep, nil)
         context.console.out("recipes \(RecipesCommand.version) — type `help` for commands, Ctrl-D to leave\n")
         reading: while true {
             switch editor.read(prompt: "recipes> ") {
@@ -68,7 +112,7 @@ struct EditCommand: AsyncParsableCommand {
                 context.console.out("\n")
             case .endOfInput:
                 context.console.out("\n")
-                break reading
+                if await session.mayLeave() { break reading }
             }
         }
         editor.saveHistory()

@@ -13,14 +13,19 @@ enum InterruptSignal {
     /// SIGINTs received while a handler was installed.
     static let received = Atomic<Int>(0)
 
-    /// Runs `body` with SIGINT routed to `onInterrupt`, restoring the previous handler afterwards.
+    /// Runs `body` with SIGINT routed to `onInterrupt`, restoring the previous handler afterwards. With
+    /// `exitOnSecond` false (the REPL), a second Ctrl-C is only counted.
     static func whileRunning<T: Sendable>(
-        onInterrupt: @escaping @Sendable () -> Void, _ body: () async throws -> T
+        exitOnSecond: Bool = true, onInterrupt: @escaping @Sendable () -> Void, _ body: () async throws -> T
     ) async throws -> T {
         received.store(0, ordering: .sequentiallyConsistent)
         var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in
-            if InterruptSignal.received.add(1, ordering: .sequentiallyConsistent).newValue >= 2 { _exit(130) }
+        if exitOnSecond {
+            action.__sigaction_handler.sa_handler = { _ in
+                if InterruptSignal.received.add(1, ordering: .sequentiallyConsistent).newValue >= 2 { _exit(130) }
+            }
+        } else {
+            action.__sigaction_handler.sa_handler = { _ in InterruptSignal.received.add(1, ordering: .sequentiallyConsistent) }
         }
         sigemptyset(&action.sa_mask)
         var previous = sigaction()

@@ -16,6 +16,9 @@ struct SyncInvocation: Equatable {
     var waitForNetwork: Double = 0
     /// How the run is shown.
     var mode: SyncOutputMode
+    /// Whether a second Ctrl-C ends the process at once (exit 130): yes for `recipes sync`, no in the REPL, whose
+    /// Ctrl-C never ends the session (a background job may be running).
+    var exitOnSecondInterrupt = true
 
     /// Runs the sync of `context`'s home and returns its summary, opening the store only when there may be
     /// something to do: without ids, a home `RecipeStore.hasNothingToSync` finds idle ends at once (cron's usual run).
@@ -36,13 +39,24 @@ struct SyncInvocation: Equatable {
         try await run(context: context, store: store, settings: Self.settings(configuration), jobs: configuration.jobs)
     }
 
-    private func run(context: CommandContext, store: RecipeStore, settings: SyncSettings, jobs configuredJobs: Int) async throws -> SyncSummary {
-        let output = output(context)
-        let options = SyncOptions(
+    /// The run on `store` (open already), each event handed to `emit`, not started: for the REPL's background job,
+    /// which shows its events its own way and is stopped by `cancel %<job>` rather than by Ctrl-C.
+    func prepareRun(
+        store: RecipeStore, configuration: ClientConfiguration, emit: @escaping @Sendable (SyncEvent) -> Void
+    ) throws -> SyncRun {
+        SyncRun(store: store, settings: try Self.settings(configuration), options: options(jobs: configuration.jobs), emit: emit)
+    }
+
+    private func options(jobs configuredJobs: Int) -> SyncOptions {
+        SyncOptions(
             ids: ids, jobs: jobs ?? configuredJobs, maxWait: .milliseconds(Int64(maxWait * 1000)),
             waitForNetwork: .milliseconds(Int64(waitForNetwork * 1000)))
-        let run = SyncRun(store: store, settings: settings, options: options) { event in output.emit(event) }
-        let summary = try await InterruptSignal.whileRunning(onInterrupt: { run.interrupt() }) {
+    }
+
+    private func run(context: CommandContext, store: RecipeStore, settings: SyncSettings, jobs configuredJobs: Int) async throws -> SyncSummary {
+        let output = output(context)
+        let run = SyncRun(store: store, settings: settings, options: options(jobs: configuredJobs)) { event in output.emit(event) }
+        let summary = try await InterruptSignal.whileRunning(exitOnSecond: exitOnSecondInterrupt, onInterrupt: { run.interrupt() }) {
             try await run.run()
         }
         output.finish(summary)

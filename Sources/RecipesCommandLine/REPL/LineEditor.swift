@@ -5,24 +5,53 @@ import Locking
 import Glibc
 #endif
 
-/// The terminal line editor of `recipes edit`: libedit's readline interface with a history file and tab completion
-/// of command names (https://man.netbsd.org/editline.3).
+/// The terminal line editor of `recipes edit`: libedit's readline interface with a history file, tab completion
+/// (`ReplCompletion`) and lines of background jobs printed above the prompt without breaking the line being typed
+/// (https://man.netbsd.org/editline.3).
 ///
-/// libedit keeps its state in C globals, so one editor exists per process and is used from one thread at a time.
+/// libedit keeps its state in C globals, so one editor exists per process and is used from one thread at a time;
+/// background jobs only hand it lines (`JobLines`) and wake it through a pipe, and it prints them itself between two
+/// keys.
 final class LineEditor {
     let historyPath: String
     static let historyLimit: Int32 = 1000
+    /// The pipe that wakes the reader when lines of background jobs wait: [read end, write end].
+    private var wakePipe: [Int32] = [-1, -1]
 
-    /// Sets up libedit and loads the history file (a missing file is an empty history).
-    init(historyPath: String, commandNames: [String]) {
+    /// Sets up libedit and loads the history file (a missing file is an empty history); `complete` answers what tab
+    /// offers after the given words.
+    init(historyPath: String, complete: @escaping @Sendable (_ before: [String], _ prefix: String) -> ReplCompletion) {
         self.historyPath = historyPath
-        completionNames.withLock { $0 = commandNames }
+        completion.withLock { $0 = complete }
         recipes_editline_set_name("recipes")
         recipes_editline_take_over_interrupts()
         using_history()
         stifle_history(Self.historyLimit)
         _ = read_history(historyPath)
-        recipes_editline_set_completion(completeCommandName)
+        recipes_editline_set_completion(completeWord)
+        recipes_editline_set_completion_quotes("\"'")
+    }
+
+    deinit {
+        recipes_editline_set_wake(-1, nil)
+        for fd in wakePipe where fd >= 0 { close(fd) }
+        shownLines.withLock { $0 = nil }
+    }
+
+    /// Prints the lines `lines` collects above the prompt while a line is read.
+    func show(_ lines: JobLines) {
+        guard wakePipe[0] < 0, pipe(&wakePipe) == 0 else { return }
+        for fd in wakePipe {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        }
+        let writeEnd = wakePipe[1]
+        lines.setWake {
+            var byte: UInt8 = 1
+            _ = write(writeEnd, &byte, 1)  // a full pipe already says that lines wait
+        }
+        shownLines.withLock { $0 = (lines, wakePipe[0]) }
+        recipes_editline_set_wake(wakePipe[0], printWaitingLines)
     }
 
     /// What the person at the terminal did.
@@ -35,18 +64,22 @@ final class LineEditor {
         case endOfInput
     }
 
-    /// Reads one line with `prompt`; non-blank lines join the history. Ctrl-C abandons the line, not the REPL.
-    func read(prompt: String) -> Input {
+    /// Reads one line with `prompt`; non-blank lines join the history unless `remember` is false. Ctrl-C abandons
+    /// the line, not the REPL.
+    func read(prompt: String, remember: Bool = true) -> Input {
         var previous = sigaction()
         var previousMask = sigset_t()
         recipes_editline_catch_sigint(&previous, &previousMask)
         defer { recipes_editline_restore_sigint(&previous, &previousMask) }
+        let lines = shownLines.withLock { $0?.lines }
+        lines?.setMode(.reading)
+        defer { lines?.setMode(.direct) }
         guard let raw = readline(prompt) else {
             return recipes_editline_take_interrupt() != 0 ? .interrupted : .endOfInput
         }
         defer { free(raw) }
         let line = String(cString: raw)
-        if !line.trimmingCharacters(in: .whitespaces).isEmpty { add_history(raw) }
+        if remember, !line.trimmingCharacters(in: .whitespaces).isEmpty { add_history(raw) }
         return .line(line)
     }
 
@@ -59,26 +92,50 @@ final class LineEditor {
     }
 }
 
-/// The names tab completion offers, set once per editor; read by the C completion callbacks.
-private let completionNames = Locked<[String]>([])
-/// The matches of the word being completed, consumed one by one by libedit's generator protocol.
-private let pendingMatches = Locked<[String]>([])
+/// What tab completion offers, set once per editor; called by the C completion callback.
+private let completion = Locked<(@Sendable ([String], String) -> ReplCompletion)?>(nil)
+/// The lines shown above the prompt and the read end of the pipe that announces them.
+private let shownLines = Locked<(lines: JobLines, wakeFD: Int32)?>(nil)
 
-/// libedit's attempted-completion hook: command names for the first word, file names after it.
-private let completeCommandName: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, _ in
-    guard start == 0, let text else { return nil }
-    recipes_editline_completion_over(1)
-    return rl_completion_matches(text, nextCommandName)
+/// libedit's wake function: empties the pipe and prints the waiting lines (libedit then redraws the prompt).
+private let printWaitingLines: @convention(c) () -> Void = {
+    guard let (lines, fd) = shownLines.withLock({ $0 }) else { return }
+    var buffer = [UInt8](repeating: 0, count: 64)
+    while read(fd, &buffer, buffer.count) > 0 {}
+    lines.printPending()
 }
 
-/// libedit's generator: state 0 starts a new completion; each call returns one strdup'ed match or nil.
-private let nextCommandName: @convention(c) (UnsafePointer<CChar>?, Int32) -> UnsafeMutablePointer<CChar>? = { text, state in
+/// libedit's attempted-completion hook: the words before the one being completed decide what is offered; the
+/// matches are returned in readline's form (the text to insert first, then the list to show), allocated with malloc
+/// since libedit frees them.
+private let completeWord: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, _ in
     let prefix = text.map { String(cString: $0) } ?? ""
-    return pendingMatches.withLock { matches in
-        if state == 0 {
-            matches = completionNames.withLock { names in names.filter { $0.hasPrefix(prefix) } }
-        }
-        guard !matches.isEmpty else { return nil }
-        return strdup(matches.removeFirst())
+    var typed = ""
+    if let buffer = recipes_editline_line_buffer() {
+        typed = String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self),
+                                                     count: Int(max(0, start))), as: UTF8.self)
+    }
+    let before = (try? LineSplitter.split(typed)) ?? typed.split(separator: " ").map(String.init)
+    let answer = completion.withLock { $0 }?(before, prefix) ?? .nothing
+    switch answer {
+    case .files:
+        recipes_editline_set_append_character(32)
+        return nil  // libedit completes file names itself
+    case .nothing:
+        recipes_editline_completion_over(1)
+        return nil
+    case .words(let candidates, let appendSpace):
+        recipes_editline_completion_over(1)
+        recipes_editline_set_append_character(appendSpace ? 32 : 0)
+        // One match: [it, it] (older libedit compares the two); several: [their common start, each as shown].
+        let entries = candidates.count == 1
+            ? [candidates[0].insert, candidates[0].insert]
+            : [ReplCompletion.commonPrefix(candidates)] + candidates.map(\.display)
+        let size = MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * (entries.count + 1)
+        guard let memory = malloc(size) else { return nil }
+        let matches = memory.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: entries.count + 1)
+        for (index, entry) in entries.enumerated() { matches[index] = strdup(entry) }
+        matches[entries.count] = nil
+        return matches
     }
 }

@@ -13,8 +13,24 @@ public enum ReplCommand: Equatable, Sendable {
     case status(ids: [Int64])
     /// `sync [<id>...]`: as `recipes sync`, in the foreground.
     case sync(ids: [Int64])
+    /// `sync [<id>...] &` or `sync --background [<id>...]`: the same sync as a background job; the prompt returns.
+    case backgroundSync(ids: [Int64])
     /// `cancel <id>`: as `recipes cancel`.
     case cancel(id: Int64)
+    /// `cancel %<job>`: stops a whole background job, as Ctrl-C stops a foreground sync.
+    case cancelJob(Int)
+    /// `jobs`: the background jobs of this session.
+    case jobs
+    /// `wait`: waits for the background job to end.
+    case wait
+    /// `edit <id>`: the recipe in the person's text editor.
+    case editInEditor(id: Int64)
+    /// `search <words>`: as `recipes search`.
+    case search(words: [String])
+    /// `import [--dry-run] <file>...`: as `recipes import`.
+    case importFiles(paths: [String], dryRun: Bool)
+    /// `export [<id>...] [--out <dir>]`: as `recipes export`.
+    case export(ids: [Int64], folder: String?)
     case help(topic: String?)
     case quit
 
@@ -47,17 +63,31 @@ public struct ReplCommandSpec: Sendable {
         .init(name: "description", usage: "description <id> <text>", summary: "set the description (\"\" clears)"),
         .init(name: "yield", usage: "yield <id> <text>", summary: "set the yield, e.g. \"4 servings\""),
         .init(name: "keywords", usage: "keywords <id> <text>", summary: "set comma-separated keywords"),
-        .init(name: "ingredient", usage: "ingredient add <id> <text> | ingredient rm <id> <n>",
-              summary: "append an ingredient / remove the n-th (from 1)"),
-        .init(name: "step", usage: "step add <id> <text> | step rm <id> <n>",
-              summary: "append an instruction step / remove the n-th (from 1)"),
+        .init(name: "edit", usage: "edit <id>", summary: "open the recipe in $VISUAL/$EDITOR as a recipe card"),
+        .init(name: "ingredient",
+              usage: "ingredient add <id> <text> | ingredient rm <id> <n> | ingredient set <id> <n> <text> "
+                + "| ingredient insert <id> <n> <text> | ingredient move <id> <n> <to>",
+              summary: "append / remove / replace / insert as the n-th / move an ingredient (from 1)"),
+        .init(name: "step",
+              usage: "step add <id> <text> | step rm <id> <n> | step set <id> <n> <text> | step insert <id> <n> <text> "
+                + "| step move <id> <n> <to>",
+              summary: "append / remove / replace / insert as the n-th / move a step (from 1)"),
         .init(name: "image", usage: "image set <id> <path> | image clear <id>",
               summary: "attach a copy of a JPEG, PNG, GIF or WebP file / detach it"),
         .init(name: "delete", usage: "delete <id>", summary: "delete; the server's copy goes on the next sync"),
+        .init(name: "search", usage: "search <words>",
+              summary: "find recipes by words (title:, ingredients:, … limit a word to a field)"),
+        .init(name: "import", usage: "import [--dry-run] <file>...",
+              summary: "import schema.org recipes from JSON-LD files or saved web pages"),
+        .init(name: "export", usage: "export [<id>...] [--out <dir>]",
+              summary: "recipes as schema.org JSON-LD: an array here, or one file each in <dir>"),
         .init(name: "status", usage: "status [<id>...]", summary: "where each recipe stands with the server"),
-        .init(name: "sync", usage: "sync [<id>...]",
-              summary: "upload changed recipes (or these) with progress; Ctrl-C cancels the running uploads"),
-        .init(name: "cancel", usage: "cancel <id>", summary: "cancel a recipe's upload, wherever it runs"),
+        .init(name: "sync", usage: "sync [<id>...] | sync [<id>...] & | sync --background [<id>...]",
+              summary: "upload with progress (Ctrl-C cancels) / the same in the background: the prompt returns"),
+        .init(name: "jobs", usage: "jobs", summary: "the background sync of this session and how far it got"),
+        .init(name: "wait", usage: "wait", summary: "wait for the background sync to end (Ctrl-C stops waiting)"),
+        .init(name: "cancel", usage: "cancel <id> | cancel %<job>",
+              summary: "cancel a recipe's upload, wherever it runs / stop a background sync"),
         .init(name: "help", usage: "help [<command>]", summary: "this list, or one command's usage"),
         .init(name: "quit", usage: "quit", summary: "leave (also `exit` or Ctrl-D)"),
         .init(name: "exit", usage: "exit", summary: "leave (also `quit` or Ctrl-D)"),
@@ -95,20 +125,37 @@ public struct ReplCommandSpec: Sendable {
             default: return .edit(id: id, .keywords(text))
             }
         case "ingredient", "step":
-            guard arguments.count >= 2 else { throw usageError() }
-            let id = try Self.recipeID(arguments[1])
-            switch arguments[0] {
-            case "add":
-                guard arguments.count >= 3 else { throw usageError("the \(name) text is missing") }
-                let text = arguments.dropFirst(2).joined(separator: " ")
-                return .edit(id: id, name == "step" ? .addStep(text) : .addIngredient(text))
-            case "rm":
-                guard arguments.count == 3 else { throw usageError() }
-                let n = try Self.position(arguments[2], what: name)
-                return .edit(id: id, name == "step" ? .removeStep(n) : .removeIngredient(n))
-            default:
-                throw usageError("unknown \(name) action \"\(arguments[0])\"")
+            return try parsePart(arguments)
+        case "edit":
+            guard arguments.count == 1 else { throw usageError() }
+            return .editInEditor(id: try Self.recipeID(arguments[0]))
+        case "search":
+            guard !arguments.isEmpty else { throw usageError("give the words to search for") }
+            return .search(words: arguments)
+        case "import":
+            let dryRun = arguments.contains("--dry-run")
+            let paths = arguments.filter { $0 != "--dry-run" }
+            guard !paths.isEmpty, !paths.contains(where: \.isEmpty) else { throw usageError("give the files to import") }
+            if paths.contains("-") {
+                throw usageError("the REPL reads its commands from standard input; give file paths (or run `recipes import -`)")
             }
+            return .importFiles(paths: paths, dryRun: dryRun)
+        case "export":
+            var ids: [Int64] = []
+            var folder: String?
+            var rest = arguments[...]
+            while let argument = rest.popFirst() {
+                if argument == "--out" {
+                    guard folder == nil, let value = rest.popFirst(), !value.isEmpty else { throw usageError("--out needs one folder") }
+                    folder = value
+                } else {
+                    ids.append(try Self.recipeID(argument))
+                }
+            }
+            return .export(ids: ids, folder: folder)
+        case "jobs", "wait":
+            guard arguments.isEmpty else { throw usageError("\(name) takes no arguments") }
+            return name == "jobs" ? .jobs : .wait
         case "image":
             guard arguments.count >= 2 else { throw usageError() }
             let id = try Self.recipeID(arguments[1])
@@ -132,11 +179,28 @@ public struct ReplCommandSpec: Sendable {
             for argument in arguments { ids.append(try Self.recipeID(argument)) }
             return .status(ids: ids)
         case "sync":
+            var arguments = arguments
+            var background = false
+            if let last = arguments.last, last.hasSuffix("&") {
+                background = true
+                arguments[arguments.count - 1].removeLast()
+                if arguments[arguments.count - 1].isEmpty { arguments.removeLast() }
+            }
+            if let flag = arguments.firstIndex(of: "--background") {
+                background = true
+                arguments.remove(at: flag)
+            }
             var ids: [Int64] = []
             for argument in arguments { ids.append(try Self.recipeID(argument)) }
-            return .sync(ids: ids)
+            return background ? .backgroundSync(ids: ids) : .sync(ids: ids)
         case "cancel":
             guard arguments.count == 1 else { throw usageError() }
+            if arguments[0].hasPrefix("%") {
+                guard let job = Int(arguments[0].dropFirst()), job >= 1 else {
+                    throw usageError("\"\(arguments[0])\" is not a job; `jobs` shows them as %1, %2, …")
+                }
+                return .cancelJob(job)
+            }
             return .cancel(id: try Self.recipeID(arguments[0]))
         case "help":
             guard arguments.count <= 1 else { throw usageError() }
@@ -147,6 +211,39 @@ public struct ReplCommandSpec: Sendable {
         default:  // quit, exit
             guard arguments.isEmpty else { throw usageError("\(name) takes no arguments") }
             return .quit
+        }
+    }
+
+    /// `ingredient …` and `step …`: add, rm, set, insert, move.
+    private func parsePart(_ arguments: [String]) throws(CommandLineError) -> ReplCommand {
+        guard arguments.count >= 2 else { throw usageError() }
+        let id = try Self.recipeID(arguments[1])
+        let step = name == "step"
+        func text(after count: Int) throws(CommandLineError) -> String {
+            guard arguments.count > count else { throw usageError("the \(name) text is missing") }
+            return arguments.dropFirst(count).joined(separator: " ")
+        }
+        switch arguments[0] {
+        case "add":
+            let text = try text(after: 2)
+            return .edit(id: id, step ? .addStep(text) : .addIngredient(text))
+        case "rm":
+            guard arguments.count == 3 else { throw usageError() }
+            let n = try Self.position(arguments[2], what: name)
+            return .edit(id: id, step ? .removeStep(n) : .removeIngredient(n))
+        case "set", "insert":
+            guard arguments.count >= 3 else { throw usageError("give the \(name) number, then its text") }
+            let n = try Self.position(arguments[2], what: name)
+            let text = try text(after: 3)
+            if arguments[0] == "set" { return .edit(id: id, step ? .setStep(n, text) : .setIngredient(n, text)) }
+            return .edit(id: id, step ? .insertStep(n, text) : .insertIngredient(n, text))
+        case "move":
+            guard arguments.count == 4 else { throw usageError("give the \(name) number, then where it goes") }
+            let from = try Self.position(arguments[2], what: name)
+            let to = try Self.position(arguments[3], what: name)
+            return .edit(id: id, step ? .moveStep(from: from, to: to) : .moveIngredient(from: from, to: to))
+        default:
+            throw usageError("unknown \(name) action \"\(arguments[0])\"")
         }
     }
 

@@ -30,6 +30,13 @@ public final class ReplSession {
     let environment: [String: String]
     /// Whether a person is at a terminal (the REPL's `sync` then shows progress bars).
     let interactive: Bool
+    /// The background syncs of this session and where their lines go.
+    let jobs: BackgroundJobs
+    /// Asks a question (edit again? leave?) and returns the answer line, nil at end of input: on a terminal through
+    /// the line editor, else the next line of standard input.
+    var ask: (String) async -> String?
+    /// Set when a background sync that a script waited for at its end failed (the REPL then exits 1).
+    var leftFailed = false
 
     /// Creates a session on `store`.
     public init(
@@ -43,6 +50,11 @@ public final class ReplSession {
         self.console = console
         self.environment = environment
         self.now = now
+        self.jobs = BackgroundJobs(lines: JobLines(console: console))
+        self.ask = { question in
+            console.err(question)
+            return readLine(strippingNewline: true)
+        }
     }
 
     /// Runs one line; `location` (e.g. "line 3") prefixes the error message when given.
@@ -91,9 +103,12 @@ public final class ReplSession {
             let notes = StatusCommand.folderNotes(store.home).map { "note: \($0)\n" }.joined()
             console.out(formatter.status(try store.recipes(ids: ids.isEmpty ? nil : ids)) + notes)
         case .sync(let ids):
+            if let job = jobs.running {
+                throw CommandLineError("sync %\(job.number) is running in the background; `wait` for it first")
+            }
             let mode = SyncOutputMode.select(
                 background: false, json: false, environment: environment, stdoutIsTerminal: interactive)
-            let invocation = SyncInvocation(ids: ids.isEmpty ? nil : ids, mode: mode)
+            let invocation = SyncInvocation(ids: ids.isEmpty ? nil : ids, mode: mode, exitOnSecondInterrupt: false)
             let store = try writableStore()
             let context = CommandContext(home: store.home, environment: environment, console: console)
             let summary = try await invocation.run(context: context, store: store, configuration: configuration)
@@ -105,10 +120,14 @@ public final class ReplSession {
             }
         case .cancel(let id):
             console.out(try await CancelCommand.cancel(id, store: writableStore()) + "\n")
+        case .backgroundSync, .cancelJob, .jobs, .wait:
+            return try await executeJobCommand(command)
+        case .editInEditor, .search, .importFiles, .export:
+            return try await executeEditingCommand(command)
         case .help(let topic):
             console.out(Self.help(topic: topic))
         case .quit:
-            return .quit
+            return await mayLeave() ? .quit : .succeeded
         }
         return .succeeded
     }

@@ -1,0 +1,132 @@
+import Foundation
+
+/// schema.org `Recipe` documents in JSON-LD (https://schema.org/Recipe), as recipe web pages, Mealie, Tandoor and
+/// Nextcloud Cookbook publish them: read from a JSON file or from the `application/ld+json` scripts of a saved page,
+/// and written for `recipes export`.
+public enum RecipeJSONLD {
+    /// The recipes in a file's bytes: JSON-LD (an object, an array, an `@graph`, a page's `mainEntity`) or an HTML
+    /// page whose `<script type="application/ld+json">` elements hold it. Throws when the file is neither, is
+    /// malformed, holds no recipe, or holds a recipe without a name.
+    public static func recipes(inFile data: Data) throws(ImportError) -> [ImportedRecipe] {
+        var bytes = data
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        guard let text = String(data: bytes, encoding: .utf8) else {
+            throw ImportError("not UTF-8 text; save it as UTF-8 JSON-LD or HTML")
+        }
+        let start = text.first { !$0.isWhitespace }
+        if start == "{" || start == "[" { return try recipes(inJSON: text, fromHTML: false) }
+        guard text.contains("<") else {
+            throw ImportError("neither JSON nor an HTML page; give a schema.org Recipe in JSON-LD or a saved recipe page")
+        }
+        let scripts = scripts(inHTML: text)
+        guard !scripts.isEmpty else {
+            throw ImportError("an HTML page without JSON-LD (no <script type=\"application/ld+json\">); "
+                + "save the recipe's own page, or export it as JSON-LD")
+        }
+        var found: [ImportedRecipe] = []
+        for (index, script) in scripts.enumerated() {
+            do {
+                found += try recipes(inJSON: script, fromHTML: true, requireRecipe: false)
+            } catch {
+                throw ImportError("JSON-LD script \(index + 1) of \(scripts.count): \(error.message)")
+            }
+        }
+        guard !found.isEmpty else { throw noRecipe }
+        return found
+    }
+
+    static let noRecipe = ImportError(
+        "no schema.org Recipe in it (no \"@type\": \"Recipe\" in its JSON-LD); give a recipe's own page or export")
+
+    /// The recipes of one JSON-LD text.
+    static func recipes(inJSON text: String, fromHTML: Bool, requireRecipe: Bool = true) throws(ImportError) -> [ImportedRecipe] {
+        let json: Any
+        do {
+            json = try JSONSerialization.jsonObject(with: Data(escapingRawControls(text).utf8), options: .fragmentsAllowed)
+        } catch {
+            throw ImportError("malformed JSON (\(describe(error))); check the file")
+        }
+        var nodes: [[String: Any]] = []
+        collectRecipes(json, into: &nodes, depth: 0)
+        if nodes.isEmpty {
+            if requireRecipe { throw noRecipe }
+            return []
+        }
+        var recipes: [ImportedRecipe] = []
+        for (index, node) in nodes.enumerated() {
+            do {
+                recipes.append(try recipe(node, decodeEntities: fromHTML))
+            } catch {
+                let which = nodes.count == 1 ? "the recipe" : "recipe \(index + 1) of \(nodes.count)"
+                throw ImportError("\(which): \(error.message)")
+            }
+        }
+        return recipes
+    }
+
+    /// JSONSerialization's complaint in a few words.
+    private static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        let detail = nsError.userInfo[NSDebugDescriptionErrorKey] as? String ?? nsError.localizedDescription
+        return detail.trimmingCharacters(in: CharacterSet(charactersIn: ". "))
+    }
+
+    /// `text` with raw line breaks and tabs inside JSON strings escaped: many pages write them, which JSON forbids.
+    static func escapingRawControls(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var inString = false
+        var escaped = false
+        for scalar in text.unicodeScalars {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if scalar == "\\" {
+                    escaped = true
+                } else if scalar == "\"" {
+                    inString = false
+                } else if scalar.value < 0x20 {
+                    let escape: String = scalar == "\n" ? "\\n" : scalar == "\r" ? "\\r" : scalar == "\t" ? "\\t"
+                        : String(format: "\\u%04x", scalar.value)
+                    out.append(contentsOf: escape.unicodeScalars)
+                    continue
+                }
+            } else if scalar == "\"" {
+                inString = true
+            }
+            out.append(scalar)
+        }
+        return String(out)
+    }
+
+    /// Finds `Recipe` nodes: the value itself, array elements, `@graph` members and a page's `mainEntity`.
+    private static func collectRecipes(_ value: Any, into nodes: inout [[String: Any]], depth: Int) {
+        guard depth < 8 else { return }
+        if let array = value as? [Any] {
+            for element in array { collectRecipes(element, into: &nodes, depth: depth + 1) }
+        } else if let object = value as? [String: Any] {
+            if hasType(object, "Recipe") {
+                nodes.append(object)
+                return
+            }
+            for key in ["@graph", "mainEntity", "mainEntityOfPage"] {
+                if let inner = object[key] { collectRecipes(inner, into: &nodes, depth: depth + 1) }
+            }
+        }
+    }
+
+    /// Whether `object`'s `@type` (a string or a list) names `type`, also as `schema:Recipe` or a full IRI.
+    static func hasType(_ object: [String: Any], _ type: String) -> Bool {
+        let types: [String]
+        if let single = object["@type"] as? String {
+            types = [single]
+        } else if let list = object["@type"] as? [Any] {
+            types = list.compactMap { $0 as? String }
+        } else {
+            return false
+        }
+        return types.contains { name in
+            let last = name.split(whereSeparator: { $0 == "/" || $0 == ":" || $0 == "#" }).last.map(String.init) ?? name
+            return last == type
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+import RecipeModels
+
+extension RecipeStore {
+    /// What saving a recipe's edited content came to (`update(_:to:expectingRevision:)`).
+    public enum ContentUpdate: Sendable, Equatable {
+        /// The content equals the recipe's: nothing was written, the revision stays.
+        case unchanged(Recipe)
+        /// The changed fields were written in one transaction that bumped the revision and marked it for upload.
+        case saved(Recipe)
+        /// The recipe is no longer at the expected revision (changed elsewhere meanwhile): nothing was written.
+        case changedMeanwhile(Recipe)
+    }
+
+    /// Writes `content` over recipe `id`'s fields, ingredients and steps in one transaction that bumps the revision
+    /// and marks it for upload — only the parts that differ, and nothing at all when nothing differs.
+    ///
+    /// With `expectingRevision`, the recipe must still be at that revision (checked inside the transaction), else
+    /// nothing is written and the current recipe is returned for a merge.
+    public func update(
+        _ id: Int64, to content: RecipeContent, expectingRevision: Int64? = nil
+    ) throws(StoreError) -> ContentUpdate {
+        let title = content.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty else { throw StoreError(.emptyTitle) }
+        var content = content
+        content.title = title
+        try Self.check(content)
+        enum Outcome { case unchanged, saved, changedMeanwhile }
+        let outcome: Outcome = try edit { db in
+            let row = try Self.editableRow(db, id: id)
+            if let expectingRevision, (row["revision"] as Int64) != expectingRevision { return .changedMeanwhile }
+            var changed = false
+            for (column, value) in [("title", content.title), ("description", content.description),
+                                    ("recipe_yield", content.recipeYield), ("keywords", content.keywords)]
+            where (row[column] as String) != value {
+                try db.execute(sql: "UPDATE recipes SET \(column) = ? WHERE id = ?", arguments: [value, id])
+                changed = true
+            }
+            changed = try Self.replaceParts(of: id, in: "ingredients", with: content.ingredients, db) || changed
+            changed = try Self.replaceParts(of: id, in: "steps", with: content.steps, db) || changed
+            guard changed else { return .unchanged }
+            try markChanged(id, in: db)
+            return .saved
+        }
+        let recipe = try recipe(id: id)
+        switch outcome {
+        case .unchanged: return .unchanged(recipe)
+        case .saved: return .saved(recipe)
+        case .changedMeanwhile: return .changedMeanwhile(recipe)
+        }
+    }
+
+    /// A recipe to be created by `create(_:)`: its content and, optionally, a staged image copy or the URL of an
+    /// image elsewhere (kept as the recipe's remote image).
+    public struct NewRecipe: Sendable, Equatable {
+        /// The fields, ingredients and steps.
+        public var content: RecipeContent
+        /// A copy staged in the media folder, attached when the recipe is created.
+        public var image: StagedImage?
+        /// An image on the web (an imported page's), kept as the recipe's remote image; never uploaded.
+        public var remoteImageURL: String?
+
+        /// Creates a new-recipe value.
+        public init(content: RecipeContent, image: StagedImage? = nil, remoteImageURL: String? = nil) {
+            self.content = content
+            self.image = image
+            self.remoteImageURL = remoteImageURL
+        }
+    }
+
+    /// Creates `recipes`, each with a fresh UUID at revision 1 and pending upload, all in one transaction (all or
+    /// none); their staged images are moved into place under the media lock first. Returns them in order.
+    ///
+    /// A recipe without a title throws before anything is written; on any failure the staged copies of all of them
+    /// are discarded.
+    public func create(_ recipes: [NewRecipe]) throws(StoreError) -> [Recipe] {
+        let staged = recipes.compactMap(\.image)
+        guard recipes.allSatisfy({ !$0.content.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) else {
+            staged.forEach(media.discard)
+            throw StoreError(.emptyTitle)
+        }
+        for new in recipes {
+            do throws(StoreError) {
+                try Self.check(new.content)
+            } catch {
+                staged.forEach(media.discard)
+                throw error
+            }
+        }
+        let stamp = now().timeIntervalSince1970
+        var ids: [Int64] = []
+        do throws(StoreError) {
+            try media.withExclusiveAccess { () throws(StoreError) in
+                for image in staged { try media.install(image) }
+                do throws(StoreError) {
+                    ids = try edit { db in
+                        try recipes.map { new in try Self.insert(new, stamp: stamp, db) }
+                    }
+                } catch {
+                    // Copies no recipe refers to (a recipe elsewhere may share one: only unreferenced ones go).
+                    for image in staged {
+                        let unreferenced = try? read { db in try Self.unreferencedCopy(image.fileName, keeping: nil, db) }
+                        if let name = unreferenced ?? nil { media.remove(name) }
+                    }
+                    throw error
+                }
+            }
+        } catch {
+            staged.forEach(media.discard)
+            throw error
+        }
+        var created: [Recipe] = []
+        for id in ids { created.append(try recipe(id: id)) }
+        return created
+    }
+
+    /// Throws the error that says which field of `content` `RecipeText` refuses, and why.
+    static func check(_ content: RecipeContent) throws(StoreError) {
+        if let (field, problem) = RecipeText.problem(in: content) {
+            throw StoreError(.invalidText(field: field, problem: problem))
+        }
+    }
+
+    /// Inserts one new recipe with its parts; returns its id.
+    private static func insert(_ new: NewRecipe, stamp: Double, _ db: Database) throws -> Int64 {
+        let content = new.content
+        try db.execute(
+            sql: """
+                INSERT INTO recipes (uuid, title, description, recipe_yield, keywords, image_sha256, image_format,
+                    image_bytes, image_file, remote_image_url, revision, state, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'pending', ?, ?)
+                """,
+            arguments: [
+                UUID().lowercasedString, content.title.trimmingCharacters(in: .whitespacesAndNewlines),
+                content.description, content.recipeYield, content.keywords, new.image?.sha256,
+                new.image?.format.rawValue, new.image?.byteCount, new.image?.fileName, new.remoteImageURL, stamp, stamp,
+            ])
+        let id = db.lastInsertedRowID
+        for (table, texts) in [("ingredients", content.ingredients), ("steps", content.steps)] {
+            for (index, text) in texts.enumerated() {
+                try db.execute(
+                    sql: "INSERT INTO \(table) (recipe_id, position, text) VALUES (?, ?, ?)",
+                    arguments: [id, index + 1, text])
+            }
+        }
+        return id
+    }
+
+    /// Makes recipe `id`'s ingredients or steps read `texts`, writing only the places that differ: a changed text is
+    /// updated where it stands, extra places are appended or removed at the end. Whether anything changed.
+    static func replaceParts(of id: Int64, in table: String, with texts: [String], _ db: Database) throws -> Bool {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT id, position, text FROM \(table) WHERE recipe_id = ? ORDER BY position, id", arguments: [id])
+        var changed = false
+        for (index, row) in rows.enumerated() {
+            if index < texts.count {
+                guard (row[2] as String) != texts[index] else { continue }
+                try db.execute(sql: "UPDATE \(table) SET text = ? WHERE id = ?", arguments: [texts[index], row[0] as Int64])
+            } else {
+                try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [row[0] as Int64])
+            }
+            changed = true
+        }
+        let lastPosition: Int64 = rows.last?[1] ?? 0
+        for (offset, text) in texts.dropFirst(rows.count).enumerated() {
+            try db.execute(
+                sql: "INSERT INTO \(table) (recipe_id, position, text) VALUES (?, ?, ?)",
+                arguments: [id, lastPosition + Int64(offset) + 1, text])
+            changed = true
+        }
+        return changed
+    }
+}

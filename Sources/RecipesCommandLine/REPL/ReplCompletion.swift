@@ -1,0 +1,83 @@
+import RecipeStore
+
+/// What tab completion offers for the word being typed, decided from the words before it: command names first,
+/// then per command its actions (`ingredient set`), recipe ids shown with their titles, field names (`search
+/// title:`) and file paths (`import`, `image set`, `export --out`).
+enum ReplCompletion: Equatable {
+    /// Words to offer; `insert` goes into the line, `display` is what the list of choices shows.
+    case words([Candidate], appendSpace: Bool)
+    /// File and folder names (libedit's own completion).
+    case files
+    /// Nothing to offer.
+    case nothing
+
+    /// One choice.
+    struct Candidate: Equatable {
+        var insert: String
+        var display: String
+    }
+
+    /// The choices for `prefix` after the words `before`; `recipes` lists the ids and titles (asked only when ids
+    /// are wanted).
+    static func candidates(
+        before: [String], prefix: String, recipes: () -> [(id: Int64, title: String)]
+    ) -> ReplCompletion {
+        guard let command = before.first else {
+            return words(ReplCommandSpec.all.map(\.name), prefix)
+        }
+        let position = before.count  // the word being typed is this argument, 1-based after the command
+        func ids() -> ReplCompletion {
+            let all = recipes()
+            let width = all.map { String($0.id).count }.max() ?? 0
+            let matching = all.filter { String($0.id).hasPrefix(prefix) }
+            guard !matching.isEmpty else { return .nothing }
+            return .words(matching.map { recipe in
+                let id = String(recipe.id)
+                return Candidate(
+                    insert: id,
+                    display: String(repeating: " ", count: width - id.count) + id + "  " + TerminalText.clean(recipe.title))
+            }, appendSpace: true)
+        }
+        switch command {
+        case "help":
+            return position == 1 ? words(ReplCommandSpec.all.map(\.name), prefix) : .nothing
+        case "ingredient", "step":
+            if position == 1 { return words(["add", "rm", "set", "insert", "move"], prefix) }
+            return position == 2 ? ids() : .nothing
+        case "image":
+            if position == 1 { return words(["set", "clear"], prefix) }
+            if position == 2 { return ids() }
+            return position == 3 && before[1] == "set" ? .files : .nothing
+        case "show", "title", "description", "yield", "keywords", "delete", "edit", "cancel":
+            return position == 1 ? ids() : .nothing
+        case "status", "sync":
+            return ids()
+        case "export":
+            if before.last == "--out" { return .files }
+            return prefix.hasPrefix("-") ? words(["--out"], prefix) : ids()
+        case "import":
+            return prefix.hasPrefix("-") ? words(["--dry-run"], prefix) : .files
+        case "search":
+            guard !prefix.contains(":") else { return .nothing }
+            let fields = SearchField.allCases.map { $0.rawValue + ":" }
+            let matching = fields.filter { $0.hasPrefix(prefix.lowercased()) }
+            return matching.isEmpty ? .nothing : .words(matching.map { Candidate(insert: $0, display: $0) }, appendSpace: false)
+        default:
+            return .nothing
+        }
+    }
+
+    private static func words(_ names: [String], _ prefix: String) -> ReplCompletion {
+        let matching = names.filter { $0.hasPrefix(prefix) }
+        return matching.isEmpty ? .nothing : .words(matching.map { Candidate(insert: $0, display: $0) }, appendSpace: true)
+    }
+
+    /// The longest text every candidate's `insert` starts with.
+    static func commonPrefix(_ candidates: [Candidate]) -> String {
+        guard var common = candidates.first?.insert else { return "" }
+        for candidate in candidates.dropFirst() {
+            while !candidate.insert.hasPrefix(common) { common.removeLast() }
+        }
+        return common
+    }
+}

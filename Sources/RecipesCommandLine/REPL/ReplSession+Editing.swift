@@ -1,0 +1,46 @@
+import Foundation
+import RecipeStore
+
+extension ReplSession {
+    /// `edit <id>`, `search`, `import` and `export`.
+    func executeEditingCommand(_ command: ReplCommand) async throws -> LineResult {
+        switch command {
+        case .editInEditor(let id):
+            // Lines of a background sync wait while the editor owns the terminal.
+            jobs.lines.setMode(.held)
+            defer { jobs.lines.setMode(.direct) }
+            let editing = RecipeEditing(
+                store: try writableStore(), editor: EditorProcess(environment: environment), console: console, ask: ask)
+            console.out(try await editing.edit(id) + "\n")
+        case .search(let words):
+            let result = try store.search(words)
+            let bold = interactive && environment["TERM"] != "dumb" && (environment["NO_COLOR"] ?? "").isEmpty
+            console.out(SearchFormatter(bold: bold).text(result, words: words, limit: 20))
+        case .importFiles(let paths, let dryRun):
+            let importer = RecipeImport(
+                store: try writableStore(), maxImageBytes: configuration.imageMaxBytes,
+                workingDirectory: FileManager.default.currentDirectoryPath, readStandardInput: { Data() })
+            var failed = false
+            for outcome in importer.run(paths.map(expandTilde), dryRun: dryRun) {
+                switch outcome {
+                case .imported(let lines): console.out(lines.map { $0 + "\n" }.joined())
+                case .failed(let message):
+                    console.err("error: \(message)\n")
+                    failed = true
+                }
+            }
+            return failed ? .failed : .succeeded
+        case .export(let ids, let folder):
+            let export = RecipeExport(store: store)
+            let recipes = try export.recipes(ids)
+            if let folder {
+                for path in try export.write(recipes, to: expandTilde(folder)) { console.out("exported \(path)\n") }
+            } else {
+                console.out(String(decoding: export.array(recipes), as: UTF8.self))
+            }
+        default:
+            break
+        }
+        return .succeeded
+    }
+}

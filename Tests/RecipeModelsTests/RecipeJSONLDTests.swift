@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+@testable import RecipeModels
+
+/// The hand-written fixtures in Tests/Fixtures/recipes, modelled on what schema.org, Mealie, Nextcloud Cookbook,
+/// Tandoor and recipe sites publish.
+func recipeFixture(_ name: String) throws -> Data {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/recipes/\(name)")
+    return try Data(contentsOf: url)
+}
+
+@Suite("Reading schema.org Recipe JSON-LD from files and saved pages, writing it for export")
+struct RecipeJSONLDTests {
+    @Test("schema.org's example: instructions as one text, a relative image path, yield as text")
+    func schemaOrgExample() throws {
+        let recipes = try RecipeJSONLD.recipes(inFile: try recipeFixture("schema-org-banana-bread.json"))
+        #expect(recipes == [ImportedRecipe(
+            content: RecipeContent(
+                title: "Mom's World Famous Banana Bread",
+                description: "This classic banana bread recipe comes from my mom -- the walnuts add a nice texture and flavor to the banana bread.",
+                recipeYield: "1 loaf", ingredients: ["3 or 4 ripe bananas, smashed", "1 egg", "3/4 cup of sugar"],
+                steps: ["Preheat the oven to 350 degrees. Mix in the ingredients in a bowl. Add the flour last. Pour the mixture into a loaf pan and bake for one hour."]),
+            image: .local(path: "banana-bread.png"))])
+    }
+
+    @Test("Mealie: HowToSteps, keywords as a list, a remote image")
+    func mealie() throws {
+        let recipe = try #require(try RecipeJSONLD.recipes(inFile: try recipeFixture("mealie-page.json")).first)
+        #expect(recipe.content.keywords == "soup,vegetarian,tomato")
+        #expect(recipe.content.recipeYield == "4 servings")
+        #expect(recipe.content.ingredients.count == 5)
+        #expect(recipe.content.steps == [
+            "Heat the oven to 200 °C.", "Roast the tomatoes and garlic with the oil for 45 minutes.",
+            "Squeeze out the garlic, add the stock and blend until smooth. Season."])
+        #expect(recipe.image == .remote(url: "https://mealie.example.org/api/media/recipes/3f0c2a5e-0000-4000-8000-000000000001/images/original.webp"))
+    }
+
+    @Test("Nextcloud Cookbook: yield as a number, instructions as strings, keywords as text, an empty ingredient dropped")
+    func nextcloud() throws {
+        let recipe = try #require(try RecipeJSONLD.recipes(inFile: try recipeFixture("nextcloud-cookbook-recipe.json")).first)
+        #expect(recipe.content == RecipeContent(
+            title: "Quick Garlic Pasta", description: "Weeknight pasta in 15 minutes.", recipeYield: "2",
+            keywords: "pasta,quick,garlic",
+            ingredients: ["200 g spaghetti", "3 cloves garlic, sliced", "4 tbsp olive oil", "chilli flakes"],
+            steps: ["Boil the spaghetti in salted water.", "Warm the garlic in the oil until golden.",
+                    "Toss the pasta with the oil and chilli."]))
+        #expect(recipe.image == .remote(url: "https://cooking.example.com/img/garlic-pasta.jpg"))
+    }
+
+    @Test("Tandoor: an array of recipes, HowToSections, yield as a list, an ImageObject, a single HowToStep")
+    func tandoor() throws {
+        let recipes = try RecipeJSONLD.recipes(inFile: try recipeFixture("tandoor-export.json"))
+        #expect(recipes.count == 2)
+        #expect(recipes[0].content.recipeYield == "2 pizzas")
+        #expect(recipes[0].content.keywords == "pizza,baking")
+        #expect(recipes[0].content.steps == [
+            "Dough: Mix flour, water, yeast and salt.", "Knead for 10 minutes and let it rise for 2 hours.",
+            "Sauce: Simmer the passata with the oregano for 20 minutes."])
+        #expect(recipes[0].image == .remote(url: "https://tandoor.example.net/media/recipes/pizza.jpg"))
+        #expect(recipes[1].content == RecipeContent(
+            title: "Lemonade", recipeYield: "6", ingredients: ["4 lemons", "150 g sugar", "1.5 l water"],
+            steps: ["Squeeze the lemons, stir in sugar and water, chill."]))
+        #expect(recipes[1].image == nil)
+    }
+
+    @Test("a food blog page: @graph among other nodes, @type as a list, HTML entities, a raw line break, two scripts")
+    func foodBlogPage() throws {
+        let recipes = try RecipeJSONLD.recipes(inFile: try recipeFixture("food-blog-page.html"))
+        #expect(recipes.count == 1)
+        let recipe = try #require(recipes.first)
+        #expect(recipe.content.title == "Grandma's Apple Crumble")
+        #expect(recipe.content.description == "Apples & cinnamon under a buttery crumble – ready in an hour.")
+        #expect(recipe.content.recipeYield == "6 portions")
+        #expect(recipe.content.keywords == "apple,crumble,autumn")
+        #expect(recipe.content.ingredients.first == "6  apples (peeled & sliced)")
+        #expect(recipe.content.steps == [
+            "Filling: Toss the apples with the cinnamon.",
+            "Crumble: Rub the butter into the flour and sugar\nuntil it looks like breadcrumbs.",
+            "Scatter over the apples and bake at 180°C for 40 minutes."])
+        #expect(recipe.image == .remote(url: "https://blog.example.com/wp-content/uploads/crumble.jpg"))
+    }
+
+    @Test("a recipe site page: mainEntity, CDATA, ingredients and instructions as text with line breaks")
+    func recipeSitePage() throws {
+        let recipes = try RecipeJSONLD.recipes(inFile: try recipeFixture("recipe-site-page.html"))
+        #expect(recipes == [ImportedRecipe(
+            content: RecipeContent(
+                title: "Overnight Oats", description: "No cooking needed.", recipeYield: "1 jar", keywords: "breakfast",
+                ingredients: ["50 g oats", "150 ml milk", "1 tbsp honey"],
+                steps: ["Stir everything together in a jar.", "Leave it in the fridge overnight.", "Top with fruit."]),
+            image: .remote(url: "https://recipes.example/oats.jpg"))])
+    }
+
+    @Test("what is not a recipe, malformed or nameless is refused with the reason")
+    func refusals() throws {
+        let cases: [(Data, String)] = [
+            (try recipeFixture("not-a-recipe.json"), "no schema.org Recipe in it"),
+            (try recipeFixture("malformed.json"), "malformed JSON"),
+            (try recipeFixture("nameless-recipe.json"), "recipe 2 of 2: it has no name"),
+            (Data("just some notes".utf8), "neither JSON nor an HTML page"),
+            (Data("<html><body>hi</body></html>".utf8), "an HTML page without JSON-LD"),
+            (Data([0xFF, 0xFE, 0x00]), "not UTF-8"),
+            (Data(#"{"@type":"Recipe","name":"x","recipeIngredient":{"a":1}}"#.utf8), "recipeIngredient is neither"),
+        ]
+        for (data, message) in cases {
+            do {
+                _ = try RecipeJSONLD.recipes(inFile: data)
+                Issue.record("no error: \(message)")
+            } catch {
+                #expect(error.message.contains(message), "\(error.message)")
+            }
+        }
+    }
+
+    @Test("images: file: URLs and paths are local, http(s) remote, data: and other schemes left out")
+    func imageReferences() {
+        #expect(RecipeJSONLD.image("file:///tmp/a%20b.png") == .local(path: "/tmp/a b.png"))
+        #expect(RecipeJSONLD.image("/abs/x.jpg") == .local(path: "/abs/x.jpg"))
+        #expect(RecipeJSONLD.image(["images/x.jpg"]) == .local(path: "images/x.jpg"))
+        #expect(RecipeJSONLD.image("HTTPS://x.example/a.jpg") == .remote(url: "HTTPS://x.example/a.jpg"))
+        #expect(RecipeJSONLD.image("data:image/png;base64,AAAA") == nil)
+        #expect(RecipeJSONLD.image(["@id": "https://x.example/i.jpg"]) == .remote(url: "https://x.example/i.jpg"))
+    }
+
+    @Test("an exported document reads back to the same content")
+    func exportReadsBack() throws {
+        let content = RecipeCardTests.soup
+        let data = RecipeJSONLD.encode([RecipeJSONLD.object(content, identifier: "u", dateModified: "2026-01-01T00:00:00Z", image: "x.png")])
+        #expect(try RecipeJSONLD.recipes(inFile: data) == [ImportedRecipe(content: content, image: .local(path: "x.png"))])
+    }
+}

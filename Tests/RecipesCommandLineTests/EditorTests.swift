@@ -1,0 +1,147 @@
+import Foundation
+import RecipesTestSupport
+import Testing
+@testable import RecipeModels
+@testable import RecipeStore
+
+/// An editor script in `dir`: `body` is shell run with the card's path in $1.
+func editorScript(_ dir: TemporaryDirectory, _ name: String, _ body: String) throws -> String {
+    let path = dir.url.appendingPathComponent(name).path
+    try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    chmod(path, 0o755)
+    return path
+}
+
+@Suite("recipes edit <id>: the recipe card in $EDITOR, driven by a script")
+struct EditorTests {
+    func home() throws -> (TemporaryDirectory, RecipeStore) {
+        let dir = TemporaryDirectory()
+        let result = try runRecipes(["edit", "--home", dir.homePath], input: """
+            new Tomato soup
+            ingredient add 1 2 tomatoes
+            step add 1 Chop.
+            """)
+        #expect(result.status == 0, "\(result)")
+        return (dir, try RecipeStore(home: dir.home))
+    }
+
+    func leftovers(_ dir: TemporaryDirectory) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: dir.url.appendingPathComponent("home/edits").path)) ?? []
+    }
+
+    @Test("saving without a change changes nothing and bumps no revision; the file is removed")
+    func noChange() throws {
+        let (dir, store) = try home()
+        let before = try store.recipe(id: 1)
+        let editor = try editorScript(dir, "touch.sh", #"touch "$1""#)
+        let result = try runRecipes(["edit", "1", "--home", dir.homePath], environment: ["EDITOR": editor])
+        #expect(result.status == 0 && result.stdout == "recipe 1 unchanged\n", "\(result)")
+        #expect(try store.recipe(id: 1) == before)
+        #expect(leftovers(dir).isEmpty)
+    }
+
+    @Test("a change is applied in one revision; VISUAL wins over EDITOR")
+    func change() throws {
+        let (dir, store) = try home()
+        let editor = try editorScript(dir, "edit.sh", #"sed -i -e 's/^Title: .*/Title: Red soup/' -e 's/^- 2 tomatoes$/- 3 tomatoes/' -e '$a\\n2. Simmer.' "$1""#)
+        let result = try runRecipes(
+            ["edit", "1", "--home", dir.homePath], environment: ["VISUAL": editor, "EDITOR": "/bin/false"])
+        #expect(result.status == 0 && result.stdout == "saved recipe 1 (revision 4)\n", "\(result)")
+        let recipe = try store.recipe(id: 1)
+        #expect(recipe.title == "Red soup" && recipe.ingredients.map(\.text) == ["3 tomatoes"])
+        #expect(recipe.steps.map(\.text) == ["Chop.", "Simmer."])
+        #expect(recipe.sync.revision == 4 && recipe.sync.state == .pending)
+        #expect(try runRecipes(["search", "red", "--home", dir.homePath]).stdout.contains("Red soup"), "the index follows")
+    }
+
+    @Test("a parse error names the line and offers another round, answered on stdin; the fix is applied")
+    func parseErrorThenFix() throws {
+        let (dir, store) = try home()
+        // First round: a line before the first field; second round: the text fixed.
+        let editor = try editorScript(dir, "twice.sh", """
+            count=$(cat "$0.count" 2>/dev/null || echo 0); echo $((count + 1)) > "$0.count"
+            if [ "$count" = 0 ]; then sed -i 's/^Title: /Soup\\nTitle: /' "$1"; else sed -i -e '/^Soup$/d' -e 's/^Title: .*/Title: Fixed soup/' "$1"; fi
+            """)
+        let result = try runRecipes(["edit", "1", "--home", dir.homePath], input: "\n", environment: ["EDITOR": editor])
+        #expect(result.status == 0 && result.stdout == "saved recipe 1 (revision 4)\n", "\(result)")
+        #expect(result.stderr.contains("line 5: text before the first field"), "\(result.stderr)")
+        #expect(result.stderr.contains("Edit again? [Y/n]"))
+        #expect(try store.recipe(id: 1).title == "Fixed soup")
+        #expect(leftovers(dir).isEmpty)
+
+        // Declining the new round keeps the text and changes nothing.
+        let broken = try editorScript(dir, "broken.sh", #"echo 'Serves 4' > "$1""#)
+        let declined = try runRecipes(["edit", "1", "--home", dir.homePath], input: "n\n", environment: ["EDITOR": broken])
+        #expect(declined.status == 1 && declined.stderr.contains("your text is kept in "), "\(declined)")
+        let kept = try #require(leftovers(dir).first)
+        #expect(try String(contentsOfFile: dir.url.appendingPathComponent("home/edits/\(kept)").path, encoding: .utf8) == "Serves 4\n")
+        #expect(try store.recipe(id: 1).sync.revision == 4)
+    }
+
+    @Test("an editor that fails after changing the text keeps the text and changes nothing; one that cannot start says so")
+    func failingEditor() throws {
+        let (dir, store) = try home()
+        let before = try store.recipe(id: 1)
+        let editor = try editorScript(dir, "fail.sh", #"sed -i 's/^Title: .*/Title: Lost?/' "$1"; exit 3"#)
+        let result = try runRecipes(["edit", "1", "--home", dir.homePath], environment: ["EDITOR": editor])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.hasPrefix("recipes: the editor (\(editor)) exited with status 3; nothing changed, your text is kept in "))
+        let kept = try #require(leftovers(dir).first)
+        #expect(try String(contentsOfFile: dir.url.appendingPathComponent("home/edits/\(kept)").path, encoding: .utf8)
+            .contains("Title: Lost?"))
+        #expect(try store.recipe(id: 1) == before)
+
+        let missing = try runRecipes(["edit", "1", "--home", dir.homePath], environment: ["EDITOR": "no-such-editor-here"])
+        #expect(missing.status == 1 && missing.stderr.contains("exited with status 127; nothing changed"), "\(missing)")
+        #expect(leftovers(dir).count == 1, "an untouched card is not kept")
+        #expect(try runRecipes(["edit", "9", "--home", dir.homePath], environment: ["EDITOR": "true"]).stderr
+            == "recipes: no recipe with id 9; `list` shows the ids\n")
+    }
+
+    @Test("the REPL's edit <id> runs the same editor; a parse error's question takes the next line of the script")
+    func replEdit() throws {
+        let (dir, store) = try home()
+        let editor = try editorScript(dir, "twice.sh", """
+            count=$(cat "$0.count" 2>/dev/null || echo 0); echo $((count + 1)) > "$0.count"
+            if [ "$count" = 0 ]; then echo 'Title: x' >> "$1"; else sed -i '$d' "$1"; sed -i 's/^Yield:.*/Yield: 2 bowls/' "$1"; fi
+            """)
+        let result = try runRecipes(["edit", "--home", dir.homePath], input: "edit 1\ny\nshow 1\n", environment: ["EDITOR": editor])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.contains("a second Title: (the first is on line 5)"), "\(result.stderr)")
+        #expect(result.stdout.contains("saved recipe 1 (revision 4)") && result.stdout.contains("yield:        2 bowls"))
+        #expect(try store.recipe(id: 1).recipeYield == "2 bowls")
+    }
+
+    @Test("a recipe changed while the editor was open is merged three ways; a conflict comes back as a merged card")
+    func changedMeanwhile() throws {
+        let (dir, store) = try home()
+        let recipes = builtProduct("recipes").path
+        // Meanwhile another process sets the yield; the card changes the title: both are kept.
+        let clean = try editorScript(dir, "clean.sh", """
+            echo 'yield 1 "6 bowls"' | '\(recipes)' edit --home '\(dir.homePath)' >/dev/null
+            sed -i 's/^Title: .*/Title: Mine/' "$1"
+            """)
+        let merged = try runRecipes(["edit", "1", "--home", dir.homePath], environment: ["EDITOR": clean])
+        #expect(merged.status == 0, "\(merged)")
+        #expect(merged.stdout == "saved recipe 1 (revision 5), merged with the change made meanwhile\n")
+        #expect(try store.recipe(id: 1).title == "Mine" && store.recipe(id: 1).recipeYield == "6 bowls")
+
+        // Both change the title: the card comes back with the conflict noted; saving it as it is keeps "Ours".
+        let conflicting = try editorScript(dir, "conflict.sh", """
+            count=$(cat "$0.count" 2>/dev/null || echo 0); echo $((count + 1)) > "$0.count"
+            if [ "$count" = 0 ]; then
+                echo 'title 1 Theirs' | '\(recipes)' edit --home '\(dir.homePath)' >/dev/null
+                sed -i 's/^Title: .*/Title: Ours/' "$1"
+            else
+                cp "$1" '\(dir.url.path)/second-round.txt'
+            fi
+            """)
+        let result = try runRecipes(["edit", "1", "--home", dir.homePath], input: "y\n", environment: ["EDITOR": conflicting])
+        #expect(result.status == 0 && result.stdout == "saved recipe 1 (revision 7)\n", "\(result)")
+        #expect(result.stderr.contains("changed while you edited it, and differently in title; the card now holds the merge"))
+        let second = try String(contentsOfFile: dir.url.path + "/second-round.txt", encoding: .utf8)
+        #expect(second.contains("#   title: yours \"Ours\", now \"Theirs\""), "\(second)")
+        #expect(try store.recipe(id: 1).title == "Ours")
+        #expect(leftovers(dir).isEmpty)
+    }
+}
