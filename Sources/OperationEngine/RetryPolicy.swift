@@ -8,7 +8,7 @@ public enum FailureKind: Sendable, Equatable {
     case notNow
 }
 
-/// An error that knows how a retry policy should treat it (the transport's errors adopt this).
+/// An error that knows how a retry policy should treat it.
 public protocol RetryClassifiable: Error {
     /// The failure's class.
     var failureKind: FailureKind { get }
