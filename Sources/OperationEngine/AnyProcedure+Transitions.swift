@@ -1,22 +1,22 @@
 /// The engine's side of a procedure: its checked transitions, each one acquisition of its lock.
 extension AnyProcedure {
-    /// Moves `initialized → pending`, records the queue, and returns what the queue needs to register it.
-    func attach(to queue: ProcedureQueue) -> Admission {
-        let (conditions, dependencies, hasDependents, observers, cancelledEarly, continues) = state.withLock { state in
-            precondition(state.lifecycle == .initialized, "‘\(name)’ was already added to a queue.")
-            state.lifecycle = .pending
-            state.queue = queue
-            state.remainingDependencies = state.dependencies.count + 1
-            return (
-                state.conditions, state.dependencies, state.hasDependents, state.observers, state.cancelReason,
-                state.relations?.attemptCountSource != nil
-            )
+    /// Reads what the procedure's conditions ask of the queue, first adding the dependencies they contribute (to the
+    /// procedure and to `queue`); the procedure stays `initialized`.
+    func prepare(for queue: ProcedureQueue) -> Preparation {
+        let (conditions, ownDependencies, continues) = state.withLock { state in
+            (state.conditions, state.dependencies, state.relations?.attemptCountSource != nil)
         }
-        // The conditions are fixed from here on; they are asked outside the lock.
+        // Asked outside the lock: a condition is the caller's code.
+        var dependencies = ownDependencies
         var keys: [String] = []
         var plan = Plan(continuesAttempts: continues, isGroup: isGroup)
         var checksDependencies = checksDependencyOutcomes
         for condition in conditions {
+            if let dependency = condition.dependency(for: self), !dependencies.contains(where: { $0 === dependency }) {
+                addDependency(dependency)
+                dependencies.append(dependency)
+                if dependency.lifecycle == .initialized { queue.add(dependency) }
+            }
             if type(of: condition) == NoFailedDependencies.self { checksDependencies = true }
             let own = condition.exclusivityKeys
             if keys.isEmpty { keys = own } else { keys += own }   // a lone condition's keys are shared, not copied
@@ -27,9 +27,26 @@ extension AnyProcedure {
             keys = keys.filter { seen.insert($0).inserted }
         }
         plan.checksDependencies = checksDependencies && !dependencies.isEmpty
-        return Admission(
-            procedure: self, keys: keys, plan: plan, dependencies: dependencies, hasDependents: hasDependents,
-            observers: observers, cancelledEarly: cancelledEarly)
+        let waitsForUnadded = dependencies.contains { $0.lifecycle == .initialized }
+        return Preparation(procedure: self, keys: keys, plan: plan, waitsForUnadded: waitsForUnadded)
+    }
+
+    /// Moves `initialized → pending`, records the queue, its keys and its plan (its finish must know which lines to
+    /// leave, and with nothing to wait for it is ready as soon as it holds its keys), and returns what the queue needs
+    /// to register it.
+    func attach(_ preparation: Preparation, to queue: ProcedureQueue) -> Admission {
+        state.withLock { state in
+            precondition(state.lifecycle == .initialized, "‘\(name)’ was already added to a queue.")
+            state.lifecycle = .pending
+            state.queue = queue
+            state.remainingDependencies = state.dependencies.count + 1
+            state.keys = preparation.keys
+            state.plan = preparation.plan
+            state.dependenciesDone = state.dependencies.isEmpty && !state.hasDependents && state.cancelReason == nil
+            return Admission(
+                procedure: self, keys: preparation.keys, plan: preparation.plan, dependencies: state.dependencies,
+                hasDependents: state.hasDependents, observers: state.observers, cancelledEarly: state.cancelReason)
+        }
     }
 
     /// The queue this procedure was added to, until it finishes.
@@ -72,18 +89,6 @@ extension AnyProcedure {
         let counted = source.attempt - 1
         state.withLock { state in
             if !state.started { state.previousAttempts = max(state.previousAttempts, counted) }
-        }
-    }
-
-    /// Records what the queue found when it registered the procedure: its keys and plan, whether it holds its keys
-    /// and whether its dependencies are done (no dependency to wait for).
-    func admit(keys: [String], plan: Plan, keysGranted: Bool, dependenciesDone: Bool) -> Readiness {
-        state.withLock { state in
-            state.keys = keys
-            state.plan = plan
-            state.keysGranted = keysGranted
-            state.dependenciesDone = dependenciesDone
-            return Self.readiness(&state)
         }
     }
 
@@ -142,25 +147,40 @@ extension AnyProcedure {
         }
     }
 
+    /// `claimDriver` and `beginExecuting` in one acquisition of the lock, for a driver moving on to the procedure
+    /// with a slot; `nil` (and nothing changes) when `claimDriver` would refuse.
+    func claimDriverAndBegin(_ driver: DriverHandle) -> Beginning? {
+        var stale: [@Sendable () -> Void] = []
+        return state.withLock { state in
+            guard state.lifecycle != .finished, state.cancelReason == nil, state.driver == nil else { return nil }
+            state.driver = driver
+            return begin(&state, stale: &stale)
+        }
+    }
+
     /// Moves `ready → executing` unless cancelled, counting an attempt; the previous attempt's cancel handlers are
     /// dropped (after the lock).
     func beginExecuting() -> Beginning {
         var stale: [@Sendable () -> Void] = []
-        return state.withLock { state in
-            if state.lifecycle == .finished { return .alreadyFinished }
-            if let reason = state.cancelReason { return .cancelled(reason) }
-            guard state.lifecycle.canTransition(to: .executing) else {
-                return .cancelled(.requested("engine: \(name) was not ready"))
-            }
-            state.lifecycle = .executing
-            state.attemptsThisRun += 1
-            if let relations = state.relations { swap(&stale, &relations.cancelHandlers) }
-            let first = !state.started
-            state.started = true
-            return .go(
-                attempt: state.previousAttempts + state.attemptsThisRun, firstStart: first,
-                observers: first ? state.observers : [])
+        return state.withLock { begin(&$0, stale: &stale) }
+    }
+
+    /// The transition to `executing`; the previous attempt's cancel handlers go to `stale`, released by the caller
+    /// after the lock.
+    private func begin(_ state: inout ProcedureCore, stale: inout [@Sendable () -> Void]) -> Beginning {
+        if state.lifecycle == .finished { return .alreadyFinished }
+        if let reason = state.cancelReason { return .cancelled(reason) }
+        guard state.lifecycle.canTransition(to: .executing) else {
+            return .cancelled(.requested("engine: \(name) was not ready"))
         }
+        state.lifecycle = .executing
+        state.attemptsThisRun += 1
+        if let relations = state.relations { swap(&stale, &relations.cancelHandlers) }
+        let first = !state.started
+        state.started = true
+        return .go(
+            attempt: state.previousAttempts + state.attemptsThisRun, firstStart: first,
+            observers: first ? state.observers : [])
     }
 
     /// Takes back an attempt that ended "not now" (it does not count).
@@ -181,11 +201,12 @@ extension AnyProcedure {
     /// The observers at this moment.
     var currentObservers: [any ProcedureObserver] { state.withLock { $0.observers } }
 
-    /// Finishes exactly once: records the outcome and takes out everything that could keep other objects alive.
-    /// Returns `nil` when the procedure had already finished.
+    /// Finishes exactly once: records the outcome and takes out everything that could keep other objects alive —
+    /// its relations, driver and queue, and its conditions, which the finishing thread frees rather than whoever
+    /// frees the procedure. Returns `nil` when the procedure had already finished.
     func markFinished(outcome: ProcedureOutcome, output: (any Sendable)?) -> Finishing? {
         // Taken out under the lock and released after it, when this function returns: releasing may run anyone's code.
-        var released: (relations: Relations?, driver: DriverHandle?, queue: ProcedureQueue?) = (nil, nil, nil)
+        var released = Released()
         return state.withLock { state -> Finishing? in
             guard state.lifecycle != .finished else { return nil }
             state.lifecycle = .finished
@@ -194,13 +215,27 @@ extension AnyProcedure {
             swap(&released.relations, &state.relations)
             swap(&released.driver, &state.driver)
             swap(&released.queue, &state.queue)
-            guard let relations = released.relations else {
-                return Finishing(keys: state.keys, observers: [], dependents: [], waiters: [], parent: nil, unstartedChildren: [])
+            swap(&released.conditions, &state.conditions)
+            swap(&released.plan, &state.plan)
+            var finishing = Finishing(keys: [], observers: [], dependents: [], waiters: [], parent: nil, unstartedChildren: [])
+            swap(&finishing.keys, &state.keys)
+            if let relations = released.relations {
+                finishing.observers = relations.observers
+                finishing.dependents = relations.dependents
+                finishing.waiters = relations.finishWaiters
+                finishing.parent = relations.parent
+                if isGroup, !state.started { finishing.unstartedChildren = relations.children }
             }
-            return Finishing(
-                keys: state.keys, observers: relations.observers, dependents: relations.dependents,
-                waiters: relations.finishWaiters, parent: relations.parent,
-                unstartedChildren: isGroup && !state.started ? relations.children : [])
+            return finishing
         }
     }
+}
+
+/// What `markFinished` takes out of a procedure's state, to be released after its lock.
+private struct Released {
+    var relations: Relations?
+    var driver: DriverHandle?
+    var queue: ProcedureQueue?
+    var conditions: [any ProcedureCondition] = []
+    var plan = Plan()
 }

@@ -43,7 +43,7 @@ public class AnyProcedure: @unchecked Sendable, CustomStringConvertible {
         self.isGroup = isGroup
         var core = ProcedureCore(previousAttempts: max(0, previousAttempts), conditions: conditions)
         if !children.isEmpty { core.relate().children = children }
-        self.state = Locked(core)
+        self.state = Locked(consume core)
     }
 
     /// Runs the body once; called only by the procedure's driver while it is `executing`.
@@ -75,12 +75,12 @@ public class AnyProcedure: @unchecked Sendable, CustomStringConvertible {
     public var attempt: Int { state.withLock { $0.previousAttempts + $0.attemptsThisRun } }
     /// The procedures this one waits for (empty once it has finished).
     public var dependencies: [AnyProcedure] { state.withLock { $0.dependencies } }
-    /// The conditions, including the implicit `NoFailedDependencies` unless opted out.
+    /// The conditions, including the implicit `NoFailedDependencies` unless opted out (empty once it has finished).
     public var conditions: [any ProcedureCondition] {
         let explicit = state.withLock { $0.conditions }
         return checksDependencyOutcomes ? explicit + [NoFailedDependencies()] : explicit
     }
-    /// The exclusivity keys of all conditions, without duplicates, in order.
+    /// The exclusivity keys of all conditions, without duplicates, in order (empty once it has finished).
     public var exclusivityKeys: [String] {
         var seen = Set<String>()
         return conditions.flatMap(\.exclusivityKeys).filter { seen.insert($0).inserted }

@@ -19,7 +19,7 @@ struct ProcedureCore {
     var remainingDependencies = 0
     /// The explicit conditions, in order (the implicit `NoFailedDependencies` is `checksDependencyOutcomes`).
     var conditions: [any ProcedureCondition]
-    /// Its exclusivity keys, without duplicates (recorded by the queue when it is added).
+    /// Its exclusivity keys, without duplicates (recorded when it is added).
     var keys: [String] = []
     /// What stands between it and ready once its dependencies are done and its keys held (recorded when added).
     var plan = Plan()
@@ -83,6 +83,16 @@ struct Finishing {
     var unstartedChildren: [AnyProcedure]
 }
 
+/// What a procedure's conditions ask of the queue, read just before it is attached.
+struct Preparation {
+    let procedure: AnyProcedure
+    /// Its exclusivity keys, without duplicates.
+    let keys: [String]
+    let plan: Plan
+    /// Whether one of its dependencies is not added to a queue yet (it may come later in the list being added).
+    let waitsForUnadded: Bool
+}
+
 /// What a procedure looks like to the queue when it is added.
 struct Admission {
     let procedure: AnyProcedure
@@ -94,8 +104,9 @@ struct Admission {
     /// Cancelled before it was added: it is finished as cancelled without running.
     let cancelledEarly: CancellationReason?
 
-    /// Whether the queue can make it ready as soon as its keys are free: no dependency to wait for, not cancelled.
-    var isIndependent: Bool { dependencies.isEmpty && cancelledEarly == nil }
+    /// Whether it is ready as soon as it holds its keys: no dependency to wait for, no dependent whose place in its
+    /// lines must be checked, not cancelled (`dependenciesDone` is set when it is attached).
+    var isIndependent: Bool { dependencies.isEmpty && !hasDependents && cancelledEarly == nil }
 }
 
 /// What stands between a procedure whose dependencies are done and keys are held, and its being ready.

@@ -16,17 +16,37 @@ extension ProcedureQueue {
     /// Adds several procedures, dependencies before their dependents; they are registered in batches, each under one
     /// acquisition of the queue's lock.
     public func add(_ procedures: [AnyProcedure]) {
-        var hasDependencies = false
-        for procedure in procedures where addContributedDependencies(of: procedure) { hasDependencies = true }
-        let ordered = hasDependencies ? Self.dependencyOrder(procedures) : procedures
+        var list = procedures
+        var index = 0
+        var ordered = false
+        // The preparation of the procedure that made the list be ordered (its contributed dependencies are added
+        // already, so it is not prepared again).
+        var carried: Preparation?
         var batch: [Admission] = []
-        batch.reserveCapacity(min(ordered.count, Self.batchSize))
-        for procedure in ordered {
-            batch.append(procedure.attach(to: self))
+        batch.reserveCapacity(min(list.count, Self.batchSize))
+        while index < list.count {
+            let procedure = list[index]
+            let preparation: Preparation
+            if let early = carried, early.procedure === procedure {
+                preparation = early
+                carried = nil
+            } else {
+                preparation = procedure.prepare(for: self)
+            }
+            if !ordered, preparation.waitsForUnadded {
+                // A dependency may come later in the list: the rest is ordered, dependencies first.
+                list = Self.dependencyOrder(Array(list[index...]))
+                index = 0
+                ordered = true
+                carried = preparation
+                continue
+            }
+            batch.append(procedure.attach(preparation, to: self))
             if batch.count == Self.batchSize {
                 register(batch)
                 batch.removeAll(keepingCapacity: true)
             }
+            index += 1
         }
         register(batch)
     }
@@ -34,60 +54,40 @@ extension ProcedureQueue {
     /// How many procedures `add(_:)` registers per acquisition of the lock.
     static var batchSize: Int { 1_024 }
 
-    /// Adds the dependencies that `procedure`'s conditions contribute (adding them to the queue first); returns
-    /// whether `procedure` has any dependency now.
-    private func addContributedDependencies(of procedure: AnyProcedure) -> Bool {
-        let (conditions, hasDependencies) = procedure.state.withLock { ($0.conditions, !$0.dependencies.isEmpty) }
-        var contributed = false
-        for condition in conditions {
-            guard let dependency = condition.dependency(for: procedure) else { continue }
-            procedure.addDependency(dependency)
-            if dependency.lifecycle == .initialized { add(dependency) }
-            contributed = true
-        }
-        return hasDependencies || contributed
-    }
-
-    /// Registers attached procedures: each joins its lines and is counted; an independent one whose keys are free is
-    /// made ready at once. The rest — telling observers, registering with dependencies — follows the lock.
+    /// Registers attached procedures: each joins its lines and is counted; one whose keys are free and that has
+    /// nothing to wait for is made ready at once. The rest — telling observers, registering with dependencies, the
+    /// self-wait check — follows the lock.
     private func register(_ batch: [Admission]) {
         guard !batch.isEmpty else { return }
         let max = maxConcurrentProcedures
         var opens: [(AnyProcedure, Plan)] = []
         var settles: [(Admission, ahead: [AnyProcedure])] = []
         let grants = state.withLock { state -> [Grant] in
-            for admission in batch {
-                let procedure = admission.procedure
+            for index in batch.indices {   // by index: each admission is read in place, not copied out
+                let procedure = batch[index].procedure
                 // Cancelled and finished between `attach` and here: its finish found nothing to remove.
                 if !state.finishedEarly.isEmpty, state.finishedEarly.remove(procedure.id) != nil { continue }
                 // A procedure with dependents notes who is ahead of it in its lines: a dependent there would wait for
-                // it forever (checked after the lock).
-                var ahead: [AnyProcedure] = []
-                if admission.hasDependents {
-                    for key in admission.keys { ahead += state.lines.members(of: key) }
-                }
-                let granted: Bool
-                if admission.keys.isEmpty {
-                    state.keyless[procedure.id] = procedure
-                    granted = true
-                } else {
-                    granted = state.lines.join(procedure, keys: admission.keys)
+                // it forever (checked after the lock, with its registration with its dependencies).
+                if !batch[index].isIndependent {
+                    var ahead: [AnyProcedure] = []
+                    if batch[index].hasDependents {
+                        for key in batch[index].keys { ahead += state.lines.members(of: key) }
+                    }
+                    settles.append((batch[index], ahead))
                 }
                 state.count()
-                let independent = admission.isIndependent && ahead.isEmpty
-                if !independent { settles.append((admission, ahead)) }
-                switch procedure.admit(
-                    keys: admission.keys, plan: admission.plan, keysGranted: granted, dependenciesDone: independent)
-                {
-                case .waiting: break
-                case .ready: state.pushReady(procedure)
-                case .open(let plan): opens.append((procedure, plan))
+                if batch[index].keys.isEmpty {
+                    state.keyless[procedure.id] = procedure
+                } else if !state.lines.join(procedure, keys: batch[index].keys) {
+                    continue   // it waits for its keys: whoever holds them hands them on
                 }
+                keysGranted(to: procedure, in: &state, opens: &opens)
             }
             return state.grantSlots(max: max)
         }
-        for admission in batch {
-            for observer in admission.observers { observer.procedureWasAdded(admission.procedure) }
+        for index in batch.indices where !batch[index].observers.isEmpty {
+            for observer in batch[index].observers { observer.procedureWasAdded(batch[index].procedure) }
         }
         perform(grants)
         for (procedure, plan) in opens { open(procedure, plan: plan) }

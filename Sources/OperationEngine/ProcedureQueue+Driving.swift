@@ -10,11 +10,11 @@ extension ProcedureQueue {
                 perform([.spawn(procedure)])   // this task was cancelled: a fresh one takes over, with the slot
                 return
             }
-            guard procedure.claimDriver(driver) else {
+            guard let beginning = procedure.claimDriverAndBegin(driver) else {
                 releaseSlot()   // cancelled meanwhile; its canceller finishes it
                 return
             }
-            next = await drive(procedure, driver: driver, holdsSlot: true, evaluate: false)
+            next = await drive(procedure, driver: driver, holdsSlot: true, evaluate: false, begun: beginning)
         }
     }
 
@@ -22,10 +22,11 @@ extension ProcedureQueue {
     /// next procedure to drive when the slot was handed back with one. It runs on its caller's executor (the driver
     /// task's), like the bodies it calls, so that calling it needs no executor switch.
     private nonisolated(nonsending) func drive(
-        _ procedure: AnyProcedure, driver: DriverHandle, holdsSlot: Bool, evaluate: Bool
+        _ procedure: AnyProcedure, driver: DriverHandle, holdsSlot: Bool, evaluate: Bool, begun: Beginning? = nil
     ) async -> AnyProcedure? {
         var holdsSlot = holdsSlot
         var evaluate = evaluate
+        var begun = begun   // the first attempt, already begun by the caller
         var networkWaited = Duration.zero
 
         func finish(_ outcome: ProcedureOutcome, output: (any Sendable)? = nil) -> AnyProcedure? {
@@ -104,7 +105,9 @@ extension ProcedureQueue {
             }
 
             let attempt: Int
-            switch procedure.beginExecuting() {
+            let beginning = begun ?? procedure.beginExecuting()
+            begun = nil
+            switch beginning {
             case .alreadyFinished:
                 releaseSlot()
                 return nil
