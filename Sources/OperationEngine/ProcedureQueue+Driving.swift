@@ -2,6 +2,9 @@
 /// for the network, then goes on to the next ready procedure while it holds a slot.
 extension ProcedureQueue {
     /// A driver task: drives `first`, then, while it holds a slot, every ready procedure the queue hands it.
+    ///
+    /// The first attempt of a procedure handed over with the slot is run here, the body called directly; only when
+    /// it throws (or the procedure was cancelled meanwhile) does `drive` take over, told what happened.
     func work(_ first: AnyProcedure, driver: DriverHandle, holdsSlot: Bool) async {
         var next = await drive(first, driver: driver, holdsSlot: holdsSlot, evaluate: !holdsSlot)
         while let procedure = next {
@@ -14,7 +17,18 @@ extension ProcedureQueue {
                 releaseSlot()   // cancelled meanwhile; its canceller finishes it
                 return
             }
-            next = await drive(procedure, driver: driver, holdsSlot: true, evaluate: false, begun: beginning)
+            guard case .go(let attempt, let firstStart, let observers) = beginning else {
+                next = await drive(procedure, driver: driver, holdsSlot: true, evaluate: false, begun: beginning)
+                continue
+            }
+            if firstStart { emit(.started(procedure.info, attempt: attempt), for: procedure, observers: observers) }
+            do {
+                let output = try await procedure.invoke(ProcedureContext(procedure: procedure, queue: self))
+                next = complete(procedure, outcome: .succeeded, output: output, holdsSlot: true, takeNext: true)
+            } catch {
+                next = await drive(
+                    procedure, driver: driver, holdsSlot: true, evaluate: false, begun: beginning, failure: error)
+            }
         }
     }
 
@@ -22,11 +36,13 @@ extension ProcedureQueue {
     /// next procedure to drive when the slot was handed back with one. It runs on its caller's executor (the driver
     /// task's), like the bodies it calls, so that calling it needs no executor switch.
     private nonisolated(nonsending) func drive(
-        _ procedure: AnyProcedure, driver: DriverHandle, holdsSlot: Bool, evaluate: Bool, begun: Beginning? = nil
+        _ procedure: AnyProcedure, driver: DriverHandle, holdsSlot: Bool, evaluate: Bool, begun: Beginning? = nil,
+        failure: (any Error)? = nil
     ) async -> AnyProcedure? {
         var holdsSlot = holdsSlot
         var evaluate = evaluate
         var begun = begun   // the first attempt, already begun by the caller
+        var failure = failure   // that first attempt already ran (in `work`) and threw this
         var networkWaited = Duration.zero
 
         func finish(_ outcome: ProcedureOutcome, output: (any Sendable)? = nil) -> AnyProcedure? {
@@ -115,10 +131,13 @@ extension ProcedureQueue {
                 return finish(.cancelled(reason))
             case .go(let number, let firstStart, let observers):
                 attempt = number
-                if firstStart { emit(.started(procedure.info, attempt: number), for: procedure, observers: observers) }
+                if firstStart, failure == nil {
+                    emit(.started(procedure.info, attempt: number), for: procedure, observers: observers)
+                }
             }
 
             do {
+                if let early = failure.take() { throw early }
                 let output = try await procedure.invoke(ProcedureContext(procedure: procedure, queue: self))
                 return finish(.succeeded, output: output)
             } catch {
