@@ -42,10 +42,11 @@ extension AnyProcedure {
             state.remainingDependencies = state.dependencies.count + 1
             state.keys = preparation.keys
             state.plan = preparation.plan
-            state.dependenciesDone = state.dependencies.isEmpty && !state.hasDependents && state.cancelReason == nil
+            let independent = state.dependencies.isEmpty && !state.hasDependents && state.cancelReason == nil
+            state.dependenciesDone = independent
             return Admission(
-                procedure: self, keys: preparation.keys, plan: preparation.plan, dependencies: state.dependencies,
-                hasDependents: state.hasDependents, observers: state.observers, cancelledEarly: state.cancelReason)
+                procedure: self, keys: preparation.keys, dependencies: state.dependencies,
+                hasDependents: state.hasDependents, observers: state.observers, isIndependent: independent)
         }
     }
 
@@ -212,20 +213,14 @@ extension AnyProcedure {
             state.lifecycle = .finished
             state.outcome = outcome
             state.output = output
-            swap(&released.relations, &state.relations)
             swap(&released.driver, &state.driver)
             swap(&released.queue, &state.queue)
             swap(&released.conditions, &state.conditions)
             swap(&released.plan, &state.plan)
-            var finishing = Finishing(keys: [], observers: [], dependents: [], waiters: [], parent: nil, unstartedChildren: [])
+            var finishing = Finishing(keys: [], relations: nil)
             swap(&finishing.keys, &state.keys)
-            if let relations = released.relations {
-                finishing.observers = relations.observers
-                finishing.dependents = relations.dependents
-                finishing.waiters = relations.finishWaiters
-                finishing.parent = relations.parent
-                if isGroup, !state.started { finishing.unstartedChildren = relations.children }
-            }
+            swap(&finishing.relations, &state.relations)
+            finishing.relations?.hasStarted = !isGroup || state.started
             return finishing
         }
     }
@@ -233,7 +228,6 @@ extension AnyProcedure {
 
 /// What `markFinished` takes out of a procedure's state, to be released after its lock.
 private struct Released {
-    var relations: Relations?
     var driver: DriverHandle?
     var queue: ProcedureQueue?
     var conditions: [any ProcedureCondition] = []

@@ -50,7 +50,7 @@ struct ProcedureCore {
 
 /// The part of a procedure's state that most procedures never use: dependencies, dependents, observers, cancel
 /// handlers, waiters, a continued attempt count, a group's children, a child's group. Reached only under the
-/// procedure's lock, like the rest of `ProcedureCore`.
+/// procedure's lock, like the rest of `ProcedureCore`, until the finish takes it out whole for the finishing thread.
 final class Relations {
     var dependencies: [AnyProcedure] = []
     /// Who waits for it (registered when they are added to a queue).
@@ -68,19 +68,18 @@ final class Relations {
     var unfinishedChildren = 0
     /// The group that started this procedure as its child, until it finishes.
     var parent: AnyProcedure?
+    /// For a group, whether it started its children (set when it finishes, for `Finishing.unstartedChildren`).
+    var hasStarted = true
 }
 
 /// What a procedure hands back when it finishes, for delivery outside its lock.
 struct Finishing {
     /// Its exclusivity keys, whose lines it leaves.
     var keys: [String]
-    var observers: [any ProcedureObserver]
-    var dependents: [AnyProcedure]
-    var waiters: [CheckedContinuation<ProcedureOutcome, Never>]
-    /// The group it is a child of.
-    var parent: AnyProcedure?
+    /// Its observers, dependents, waiters and group, if it had any (taken out of its state whole).
+    var relations: Relations?
     /// For a group that finished without starting: its children, which were never added.
-    var unstartedChildren: [AnyProcedure]
+    var unstartedChildren: [AnyProcedure] { relations.map { $0.hasStarted ? [] : $0.children } ?? [] }
 }
 
 /// What a procedure's conditions ask of the queue, read just before it is attached.
@@ -97,16 +96,12 @@ struct Preparation {
 struct Admission {
     let procedure: AnyProcedure
     let keys: [String]
-    let plan: Plan
     let dependencies: [AnyProcedure]
     let hasDependents: Bool
     let observers: [any ProcedureObserver]
-    /// Cancelled before it was added: it is finished as cancelled without running.
-    let cancelledEarly: CancellationReason?
-
     /// Whether it is ready as soon as it holds its keys: no dependency to wait for, no dependent whose place in its
-    /// lines must be checked, not cancelled (`dependenciesDone` is set when it is attached).
-    var isIndependent: Bool { dependencies.isEmpty && !hasDependents && cancelledEarly == nil }
+    /// lines must be checked, not cancelled (`dependenciesDone`, recorded when it is attached).
+    let isIndependent: Bool
 }
 
 /// What stands between a procedure whose dependencies are done and keys are held, and its being ready.

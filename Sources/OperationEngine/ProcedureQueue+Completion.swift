@@ -16,7 +16,8 @@ extension ProcedureQueue {
         let max = maxConcurrentProcedures
         // With an event to deliver, the procedure stays counted as unfinished until it is delivered, so that nobody
         // waiting for the queue to drain returns before every observer has heard of every finish.
-        let announces = !finishing.observers.isEmpty || hasSubscribers
+        let observers = finishing.relations?.observers ?? []
+        let announces = !observers.isEmpty || hasSubscribers
         var opens: [(AnyProcedure, Plan)] = []
         var grants: [Grant] = []
         var next: AnyProcedure?
@@ -58,18 +59,21 @@ extension ProcedureQueue {
             if !announces { drained = state.uncount() }
             return announces
         }
-        emit(.finished(procedure.info, outcome: outcome), for: procedure, observers: finishing.observers)
+        emit(.finished(procedure.info, outcome: outcome), for: procedure, observers: observers)
         if counted { drained = state.withLock { $0.uncount() } }
         // After the uncounting: whoever awaited this procedure finds it no longer among the unfinished.
-        for waiter in finishing.waiters { waiter.resume(returning: outcome) }
+        if let relations = finishing.relations {
+            for waiter in relations.finishWaiters { waiter.resume(returning: outcome) }
+        }
         perform(grants)
         for (procedure, plan) in opens { open(procedure, plan: plan) }
-        for dependent in finishing.dependents where dependent.dependencyFinished() {
-            dependent.attachedQueue?.dependenciesSatisfied(dependent)
-        }
-        if let parent = finishing.parent { childFinished(of: parent) }
-        if !finishing.unstartedChildren.isEmpty {
-            cancelUnstarted(finishing.unstartedChildren, of: procedure, outcome: outcome)
+        if let relations = finishing.relations {
+            for dependent in relations.dependents where dependent.dependencyFinished() {
+                dependent.attachedQueue?.dependenciesSatisfied(dependent)
+            }
+            if let parent = relations.parent { childFinished(of: parent) }
+            let unstarted = finishing.unstartedChildren
+            if !unstarted.isEmpty { cancelUnstarted(unstarted, of: procedure, outcome: outcome) }
         }
         for waiter in drained { waiter.resume() }
         return next
