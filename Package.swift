@@ -174,9 +174,17 @@ let package = Package(
             dependencies: ["Locking"],
             swiftSettings: strictSettings
         ),
+        // The engine's test doubles (a manual clock, a fake reachability probe, seeded and fixed random sources), for
+        // the engine's and the sync's tests; the product does not link them.
+        .target(
+            name: "OperationEngineTestSupport",
+            dependencies: ["OperationEngine", "Locking"],
+            path: "Tests/OperationEngineTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "OperationEngineTests",
-            dependencies: ["OperationEngine", "Locking"],
+            dependencies: ["OperationEngine", "OperationEngineTestSupport", "Locking"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -212,7 +220,8 @@ let package = Package(
         .testTarget(
             name: "RecipeSyncTests",
             dependencies: [
-                "RecipeSync", "RecipeStore", "RecipeModels", "OperationEngine", "Transport", "ReferenceServer",
+                "RecipeSync", "RecipeStore", "RecipeModels", "OperationEngine", "OperationEngineTestSupport", "Transport",
+                "ReferenceServer",
                 "RecipesTestSupport", "HTTPTestSupport", "Locking", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

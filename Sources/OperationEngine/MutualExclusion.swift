@@ -1,6 +1,6 @@
 /// Mutual exclusion by string keys: at most one procedure holding a key runs at a time, served first-come.
 ///
-/// Use one key per resource, such as `recipe:<uuid>`. A procedure may hold several keys (from one or several
+/// Use one key per resource, such as `document:<id>`. A procedure may hold several keys (from one or several
 /// conditions); it takes its place in every key's line atomically when it is added, so lines never cross and
 /// several keys never deadlock. Keys are held from the moment the procedure is first in all its lines until it
 /// finishes (including retry backoffs), and released on every exit path.

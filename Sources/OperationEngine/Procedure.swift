@@ -1,33 +1,26 @@
 /// A procedure whose work produces an `Output`: the typed face of `AnyProcedure`.
 ///
 /// ```swift
-/// let image = Procedure<URL>(name: "image", conditions: [MutualExclusion("recipe:\(uuid)")]) { context in
-///     try await transport.uploadImage(file)              // cancelled with the procedure
+/// let queue = ProcedureQueue(maxConcurrentProcedures: 4)
+/// let fetch = Procedure<[UInt8]>(name: "fetch", retry: .standard) { context in
+///     try await source.read()                              // cancelled with the procedure
 /// }
-/// let json = Procedure<Int>(name: "recipe", input: image,   // runs after `image`, receives its URL
-///                           conditions: [MutualExclusion("recipe:\(uuid)")]) { url, context in
-///     try await transport.putRecipe(recipe, imageURL: url)
+/// let store = Procedure<Int>(name: "store", input: fetch,  // runs after `fetch`, receives its bytes
+///                            conditions: [MutualExclusion("file:notes")]) { bytes, context in
+///     try archive.write(bytes)
 /// }
-/// queue.add(image); queue.add(json)
+/// queue.add([fetch.erased, store.erased])
+/// let written = try await store.value()
 /// ```
-public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendable {
-    /// An asynchronous body; it runs on the caller's executor (the driver task), so calling it needs no executor switch.
+public class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendable {
+    // @unchecked Sendable (restated from `AnyProcedure`): the one property added here, `body`, is an immutable
+    // Sendable closure.
+
+    /// The work; it runs on the caller's executor (the driver task), so calling it needs no executor switch.
     public typealias AsyncBody = nonisolated(nonsending) @Sendable (ProcedureContext) async throws -> Output
 
-    // @unchecked Sendable (restated from `AnyProcedure`): the one property added here, `work`, is guarded as its
-    // comment says; everything else is `AnyProcedure`'s.
-    /// The work, typed; `nil` once the procedure has finished (so that nothing it captured is kept alive).
-    private enum Work {
-        case asynchronous(AsyncBody)
-        case synchronous(@Sendable (ProcedureContext) throws -> Output)
-    }
-
-    // nonisolated(unsafe): written at creation (before the procedure is added to a queue, which publishes it through
-    // the queue's and the procedure's locks) and set to `nil` by `dropBody`, once, by the thread whose `markFinished`
-    // finished the procedure, right after that call (which took the lock). It is read only by the procedure's driver
-    // while the procedure is `executing`; a procedure with a driver is finished by that driver alone (see
-    // `AnyProcedure.cancel`), so no read races with the one later write.
-    private nonisolated(unsafe) var work: Work?
+    /// The work; `nil` for a group, which runs its children instead.
+    private let body: AsyncBody?
 
     /// The type-erased procedure that queues, observers and conditions work with: this very object.
     public var erased: AnyProcedure { self }
@@ -53,48 +46,28 @@ public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendabl
         cancelsOnDependencyFailure: Bool = true,
         body: @escaping AsyncBody
     ) {
-        work = .asynchronous(body)
+        self.body = body
         super.init(
             name: name, priority: priority, conditions: conditions, retryPolicy: retry, tags: tags,
-            previousAttempts: previousAttempts, cancelsOnDependencyFailure: cancelsOnDependencyFailure,
-            runsSynchronously: false, producesVoid: Output.self == Void.self)
+            previousAttempts: previousAttempts, cancelsOnDependencyFailure: cancelsOnDependencyFailure, isGroup: false)
     }
 
-    private init(
-        name: String, priority: ProcedurePriority, conditions: [any ProcedureCondition], retry: RetryPolicy,
-        tags: [String: String], previousAttempts: Int, cancelsOnDependencyFailure: Bool,
-        synchronousBody: @escaping @Sendable (ProcedureContext) throws -> Output
+    /// Creates a group: a procedure with no body of its own, which runs `children` (see `GroupProcedure`).
+    init(
+        groupNamed name: String, priority: ProcedurePriority, conditions: [any ProcedureCondition],
+        tags: [String: String], cancelsOnDependencyFailure: Bool, children: [AnyProcedure]
     ) {
-        work = .synchronous(synchronousBody)
+        self.body = nil
         super.init(
-            name: name, priority: priority, conditions: conditions, retryPolicy: retry, tags: tags,
-            previousAttempts: previousAttempts, cancelsOnDependencyFailure: cancelsOnDependencyFailure,
-            runsSynchronously: true, producesVoid: Output.self == Void.self)
-    }
-
-    /// Creates a procedure whose body does not suspend: the driver calls it inline, without an asynchronous call,
-    /// which makes very short work (bookkeeping, in-memory transformations) several times cheaper to schedule.
-    ///
-    /// The body still runs in the driver task, so `Task.isCancelled` and `context.onCancel` work; but it cannot
-    /// `await`, so it must not block for long (it holds a concurrency slot and its driver thread meanwhile). Use the
-    /// ordinary initializer for I/O. Everything else — conditions, exclusivity, retries, observers — is the same.
-    public static func synchronous(
-        name: String,
-        priority: ProcedurePriority = .normal,
-        conditions: [any ProcedureCondition] = [],
-        retry: RetryPolicy = .none,
-        tags: [String: String] = [:],
-        previousAttempts: Int = 0,
-        cancelsOnDependencyFailure: Bool = true,
-        body: @escaping @Sendable (ProcedureContext) throws -> Output
-    ) -> Procedure<Output> {
-        Procedure(
-            name: name, priority: priority, conditions: conditions, retry: retry, tags: tags,
-            previousAttempts: previousAttempts, cancelsOnDependencyFailure: cancelsOnDependencyFailure,
-            synchronousBody: body)
+            name: name, priority: priority, conditions: conditions, retryPolicy: .none, tags: tags,
+            previousAttempts: 0, cancelsOnDependencyFailure: cancelsOnDependencyFailure, isGroup: true,
+            children: children)
     }
 
     /// Creates a procedure that depends on `input` and receives its output when it runs (typed result passing).
+    ///
+    /// With `continuesAttempts`, it also continues `input`'s attempt count (`continueAttemptCount(of:)`), so that
+    /// `retry.maxAttempts` bounds the failed attempts of both together.
     public convenience init<Input: Sendable>(
         name: String,
         input: Procedure<Input>,
@@ -103,6 +76,7 @@ public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendabl
         retry: RetryPolicy = .none,
         tags: [String: String] = [:],
         previousAttempts: Int = 0,
+        continuesAttempts: Bool = false,
         body: @escaping @Sendable (Input, ProcedureContext) async throws -> Output
     ) {
         self.init(
@@ -111,23 +85,13 @@ public final class Procedure<Output: Sendable>: AnyProcedure, @unchecked Sendabl
         ) { context in
             try await body(try context.output(of: input), context)
         }
-        addDependency(input)
+        if continuesAttempts { continueAttemptCount(of: input) } else { addDependency(input) }
     }
 
     override nonisolated(nonsending) func invoke(_ context: ProcedureContext) async throws -> any Sendable {
-        switch work {
-        case .asynchronous(let body): return try await body(context)
-        case .synchronous(let body): return try body(context)
-        case nil: throw CancellationError()   // unreachable: the driver only invokes an executing procedure
-        }
+        guard let body else { preconditionFailure("‘\(name)’ is a group: the queue starts its children") }
+        return try await body(context)
     }
-
-    override func invokeSynchronously(_ context: ProcedureContext) throws -> any Sendable {
-        guard case .synchronous(let body) = work else { throw CancellationError() }   // unreachable, as above
-        return try body(context)
-    }
-
-    override func dropBody() { work = nil }
 
     /// The output, once it succeeded.
     public var output: Output? { anyOutput as? Output }

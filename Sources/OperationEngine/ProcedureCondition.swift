@@ -8,7 +8,8 @@ public protocol ProcedureCondition: Sendable {
     var name: String { get }
     /// Keys of mutual exclusion: at most one procedure per key runs at a time. Default: none.
     var exclusivityKeys: [String] { get }
-    /// Whether `evaluate` does anything; `false` lets the engine skip the asynchronous step. Default: `true`.
+    /// Whether `evaluate` does anything; `false` lets the engine skip the asynchronous step. The engine asks this
+    /// (and `holdsWithoutEvaluation`) and never looks at a condition's type. Default: `true`.
     var requiresEvaluation: Bool { get }
     /// A procedure to run before the guarded one (for example a log-in); the queue adds it. Default: `nil`.
     func dependency(for procedure: AnyProcedure) -> AnyProcedure?

@@ -4,11 +4,7 @@ public struct ProcedureContext: Sendable {
     /// The running procedure.
     public let procedure: AnyProcedure
     /// The queue running it.
-    public var queue: ProcedureQueue { driver.queue }
-    /// The driver running it, which holds the queue: a context per procedure then counts references only on the
-    /// driver (used by one thread at a time), not on the queue (shared by every driver, whose reference count would
-    /// bounce between the processors' caches twice per procedure).
-    let driver: DriverHandle
+    public let queue: ProcedureQueue
 
     /// The number of this attempt, counting earlier runs (1-based).
     public var attempt: Int { procedure.attempt }

@@ -4,7 +4,7 @@ public struct ProcedureInfo: Sendable, Hashable {
     public let id: ProcedureID
     /// The procedure's name.
     public let name: String
-    /// Free-form labels set at creation (for example `recipe`, `uuid`, `step`), for front ends.
+    /// Free-form labels set at creation (for example `id`, `step`), for front ends.
     public let tags: [String: String]
 }
 

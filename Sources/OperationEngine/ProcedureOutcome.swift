@@ -5,8 +5,8 @@ public enum ProcedureOutcome: Sendable {
     /// A condition failed or the work threw an error the retry policy does not retry.
     case failed(any Error)
     /// The procedure was cancelled before or while running.
-    // `indirect` (here and for `deferred`): the rare large payloads are boxed, so that the outcome a procedure
-    // stores is 9 bytes instead of 41 — every procedure object is that much smaller.
+    // `indirect` (here and for `deferred`): the rare large payloads are boxed, so that every procedure's room for
+    // an outcome stays small.
     indirect case cancelled(CancellationReason)
     /// The work must be tried again later, outside this run (a long backoff, or the host was unreachable).
     indirect case deferred(Deferral)
@@ -68,7 +68,7 @@ public enum CancellationReason: Sendable, CustomStringConvertible {
     /// A timeout observer fired after this duration.
     case timedOut(after: Duration)
     /// A dependency failed with this error (or was deferred), so this procedure cannot run.
-    // `indirect`: boxed, so that the reason every procedure has room for takes 17 bytes rather than 25.
+    // `indirect`: boxed, so that every procedure's room for a reason stays small.
     indirect case dependencyFailed(dependency: String, error: any Error)
     /// A dependency was itself cancelled.
     case dependencyCancelled(dependency: String)

@@ -10,7 +10,7 @@ public struct ProcedurePriority: RawRepresentable, Comparable, Hashable, Sendabl
     public static let low = ProcedurePriority(rawValue: -100)
     /// The default.
     public static let normal = ProcedurePriority(rawValue: 0)
-    /// Work a user is waiting for (for example `recipes sync <id>`).
+    /// Work someone is waiting for.
     public static let high = ProcedurePriority(rawValue: 100)
 
     /// Compares by numeric value.

@@ -1,4 +1,4 @@
-/// Answers whether a host can be reached now (the transport supplies a live TCP probe).
+/// Answers whether a host can be reached now (a live probe opens a TCP connection; a test double answers as told).
 public protocol ReachabilityProbe: Sendable {
     /// Whether `host:port` accepts connections now.
     func isReachable(host: String, port: Int) async -> Bool

@@ -8,7 +8,7 @@ public enum FailureKind: Sendable, Equatable {
     case notNow
 }
 
-/// An error that knows how a retry policy should treat it (the transport's errors adopt this).
+/// An error that knows how a retry policy should treat it.
 public protocol RetryClassifiable: Error {
     /// The failure's class.
     var failureKind: FailureKind { get }
@@ -136,69 +136,5 @@ extension Duration {
     var seconds: Double {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
-}
-
-/// A procedure's retry policy in 8 bytes (see `AnyProcedure.retryPolicy`): `RetryPolicy.none` (the default) and
-/// `.standard` by name — no box to allocate and no shared reference count that every procedure would change when
-/// it is created and freed — any other policy in an immutable box of its own.
-enum StoredRetryPolicy: Sendable {
-    case none
-    case standard
-    case custom(Box)
-
-    /// An immutable box holding a policy.
-    final class Box: Sendable {
-        let policy: RetryPolicy
-
-        init(_ policy: RetryPolicy) { self.policy = policy }
-    }
-
-    /// Stores `policy`: by name when it is, field for field, `RetryPolicy.none` or `.standard` (the same numbers and
-    /// the same classification closure, compared by its bits); boxed otherwise. Comparing closures by their bits
-    /// is never wrong to trust, only incomplete: an equal policy with a separately built closure gets its own box.
-    /// The fields are compared in place, without copying the policy.
-    init(_ policy: borrowing RetryPolicy) {
-        if Self.same(policy, RetryPolicy.none) {
-            self = .none
-        } else if Self.same(policy, RetryPolicy.standard) {
-            self = .standard
-        } else {
-            self = .custom(Box(copy policy))
-        }
-    }
-
-    /// The policy.
-    var policy: RetryPolicy {
-        switch self {
-        case .none: RetryPolicy.none
-        case .standard: RetryPolicy.standard
-        case .custom(let box): box.policy
-        }
-    }
-
-    private static func same(_ lhs: borrowing RetryPolicy, _ rhs: borrowing RetryPolicy) -> Bool {
-        lhs.maxAttempts == rhs.maxAttempts && lhs.baseDelay == rhs.baseDelay && lhs.maxDelay == rhs.maxDelay
-            && lhs.maxRetryAfter == rhs.maxRetryAfter && lhs.maxInRunDelay == rhs.maxInRunDelay && lhs.networkWait == rhs.networkWait
-            && lhs.networkPollInterval == rhs.networkPollInterval && bits(of: lhs.classify) == bits(of: rhs.classify)
-    }
-
-    /// The two words of a closure: its function and its context. Read through a concrete structure that holds it
-    /// as stored, so that the closure is not re-abstracted (a thunk, with a context of its own) on the way.
-    private static func bits(of closure: @escaping @Sendable (any Error) -> FailureKind) -> ClosureBits {
-        withUnsafeBytes(of: Classification(classify: closure)) { bytes in
-            ClosureBits(
-                function: bytes.load(fromByteOffset: 0, as: UInt.self),
-                context: bytes.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self))
-        }
-    }
-
-    private struct Classification {
-        let classify: @Sendable (any Error) -> FailureKind
-    }
-
-    private struct ClosureBits: Equatable {
-        let function: UInt
-        let context: UInt
     }
 }

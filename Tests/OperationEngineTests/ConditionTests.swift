@@ -1,5 +1,6 @@
 import Testing
 @testable import OperationEngine
+import OperationEngineTestSupport
 
 @Suite("Conditions and reachability")
 struct ConditionTests {
@@ -58,6 +59,23 @@ struct ConditionTests {
         #expect(try await slow.value() == 2)
         #expect(skipped.count == 0)
         #expect(evaluated.all == [1])
+    }
+
+    @Test("a condition of any type that says it needs no evaluation is never evaluated, and its keys still hold")
+    func noEvaluationByItsOwnWord() async throws {
+        struct Declared: ProcedureCondition {
+            let evaluations: Recorder<Int>
+            var exclusivityKeys: [String] { ["declared"] }
+            var requiresEvaluation: Bool { false }
+            func evaluate(_ context: ConditionContext) async throws { evaluations.append(context.attempt) }
+        }
+        let queue = ProcedureQueue()
+        let evaluations = Recorder<Int>()
+        let procedure = Procedure<Int>(name: "declared", conditions: [Declared(evaluations: evaluations)]) { _ in 3 }
+        #expect(procedure.exclusivityKeys == ["declared"])
+        queue.add(procedure)
+        #expect(try await procedure.value() == 3)
+        #expect(evaluations.count == 0)
     }
 
     @Test("reachability: a probe that already knows the host is up is not asked; one that does not know is asked once")

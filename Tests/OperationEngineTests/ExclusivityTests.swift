@@ -5,88 +5,147 @@ import Testing
 struct ExclusivityLinesTests {
     @Test("the first member holds the key; the next is granted when it leaves, first-come")
     func firstComeFirstServed() {
-        var lines = ExclusivityLines<LineTestMember>()
-        let m = LineTestMember.make(4)
-        let granted = [lines.enqueue(m[1], keys: ["a"]), lines.enqueue(m[2], keys: ["a"]), lines.enqueue(m[3], keys: ["a"])]
+        var lines = ExclusivityLines<Int>()
+        let granted = [lines.join(1, keys: ["a"]), lines.join(2, keys: ["a"]), lines.join(3, keys: ["a"])]
         #expect(granted == [true, false, false])
-        #expect(lines.holder(of: "a")?.value == 1)
-        let afterFirst = lines.remove(m[1]).map(\.value)
-        let afterSecond = lines.remove(m[2]).map(\.value)
-        let afterThird = lines.remove(m[3]).map(\.value)
-        #expect(afterFirst == [2])
-        #expect(afterSecond == [3])
-        #expect(afterThird == [])
+        #expect(lines.holder(of: "a") == 1)
+        let result1 = lines.leaving(1, keys: ["a"])
+        #expect(result1 == [2])
+        let result2 = lines.leaving(2, keys: ["a"])
+        #expect(result2 == [3])
+        let result3 = lines.leaving(3, keys: ["a"])
+        #expect(result3 == [])
         #expect(lines.isEmpty)
     }
 
     @Test("a member with several keys is granted only when it heads every line")
     func severalKeys() {
-        var lines = ExclusivityLines<LineTestMember>()
-        let m = LineTestMember.make(4)
-        let granted = [lines.enqueue(m[1], keys: ["a"]), lines.enqueue(m[2], keys: ["b"]), lines.enqueue(m[3], keys: ["a", "b"])]
+        var lines = ExclusivityLines<Int>()
+        let granted = [lines.join(1, keys: ["a"]), lines.join(2, keys: ["b"]), lines.join(3, keys: ["a", "b"])]
         #expect(granted == [true, true, false])
-        let afterFirst = lines.remove(m[1]).map(\.value)
-        #expect(afterFirst == [])
-        #expect(lines.holdsAllKeys(m[3]) == false)
-        let afterSecond = lines.remove(m[2]).map(\.value)
-        #expect(afterSecond == [3])
-        #expect(lines.holdsAllKeys(m[3]))
-        let afterLast = lines.remove(m[3])
-        #expect(afterLast.isEmpty)
+        let result4 = lines.leaving(1, keys: ["a"])
+        #expect(result4 == [])
+        #expect(lines.holdsAllKeys(3, keys: ["a", "b"]) == false)
+        let result5 = lines.leaving(2, keys: ["b"])
+        #expect(result5 == [3])
+        #expect(lines.holdsAllKeys(3, keys: ["a", "b"]))
+        let result6 = lines.leaving(3, keys: ["a", "b"])
+        #expect(result6.isEmpty)
         #expect(lines.isEmpty)
     }
 
     @Test("leaving from the middle of a line grants nobody and keeps the order")
     func leaveFromMiddle() {
-        var lines = ExclusivityLines<LineTestMember>()
-        let m = LineTestMember.make(4)
-        _ = lines.enqueue(m[1], keys: ["a"])
-        _ = lines.enqueue(m[2], keys: ["a"])
-        _ = lines.enqueue(m[3], keys: ["a"])
-        let afterMiddle = lines.remove(m[2]).map(\.value)
-        #expect(afterMiddle == [])
-        #expect(lines.members(of: "a").map(\.value) == [1, 3])
-        let afterHead = lines.remove(m[1]).map(\.value)
-        #expect(afterHead == [3])
+        var lines = ExclusivityLines<Int>()
+        _ = lines.join(1, keys: ["a"])
+        _ = lines.join(2, keys: ["a"])
+        _ = lines.join(3, keys: ["a"])
+        let result7 = lines.leaving(2, keys: ["a"])
+        #expect(result7 == [])
+        #expect(lines.members(of: "a") == [1, 3])
+        let result8 = lines.leaving(1, keys: ["a"])
+        #expect(result8 == [3])
     }
 
     @Test("leaving from the end of a line keeps the line open for the next member")
     func leaveFromEnd() {
-        var lines = ExclusivityLines<LineTestMember>()
-        let m = LineTestMember.make(5)
-        _ = lines.enqueue(m[1], keys: ["a"])
-        _ = lines.enqueue(m[2], keys: ["a"])
-        let afterEnd = lines.remove(m[2])
-        #expect(afterEnd.isEmpty)
-        _ = lines.enqueue(m[3], keys: ["a"])
-        #expect(lines.members(of: "a").map(\.value) == [1, 3])
-        let afterHead = lines.remove(m[1]).map(\.value)
-        #expect(afterHead == [3])
-        let afterLast = lines.remove(m[3])
-        #expect(afterLast.isEmpty)
+        var lines = ExclusivityLines<Int>()
+        _ = lines.join(1, keys: ["a"])
+        _ = lines.join(2, keys: ["a"])
+        let result9 = lines.leaving(2, keys: ["a"])
+        #expect(result9.isEmpty)
+        _ = lines.join(3, keys: ["a"])
+        #expect(lines.members(of: "a") == [1, 3])
+        let result10 = lines.leaving(1, keys: ["a"])
+        #expect(result10 == [3])
+        let result11 = lines.leaving(3, keys: ["a"])
+        #expect(result11.isEmpty)
         #expect(lines.isEmpty)
-        let grantedAgain = lines.enqueue(m[4], keys: ["a"])
-        #expect(grantedAgain)
+        let result12 = lines.join(4, keys: ["a"])
+        #expect(result12)
     }
 
     @Test("different keys do not wait on each other")
     func independentKeys() {
-        var lines = ExclusivityLines<LineTestMember>()
-        let m = LineTestMember.make(4)
-        let granted = [lines.enqueue(m[1], keys: ["a"]), lines.enqueue(m[2], keys: ["b"]), lines.enqueue(m[3], keys: [])]
+        var lines = ExclusivityLines<Int>()
+        let granted = [lines.join(1, keys: ["a"]), lines.join(2, keys: ["b"]), lines.join(3, keys: [])]
         #expect(granted == [true, true, true])
+    }
+
+    @Test("a long line stays first-come, and again after it emptied")
+    func firstComeAcrossGrowth() {
+        var lines = ExclusivityLines<Int>()
+        for round in 0..<2 {
+            for member in 0..<300 {
+                let result13 = lines.join(member, keys: ["k"])
+                #expect(result13 == (member == 0), "round \(round), member \(member)")
+            }
+            var order: [Int] = [0]
+            for member in 0..<300 { order += lines.leaving(member, keys: ["k"]) }
+            #expect(order == Array(0..<300), "round \(round)")
+            #expect(lines.isEmpty)
+        }
+    }
+
+    @Test("many keys used one after the other leave no line behind")
+    func emptiedLinesGo() {
+        var lines = ExclusivityLines<Int>()
+        for member in 0..<3_000 {
+            let result14 = lines.join(member, keys: ["k\(member)"])
+            #expect(result14)
+            let result15 = lines.leaving(member, keys: ["k\(member)"])
+            #expect(result15.isEmpty)
+        }
+        #expect(lines.isEmpty)
+        let result16 = lines.join(0, keys: ["k0"])
+        #expect(result16)
+    }
+
+    @Test("a member with several keys behind single-key members, leaving from the middle of one line")
+    func severalKeysLeaveFromMiddle() {
+        var lines = ExclusivityLines<Int>()
+        _ = lines.join(1, keys: ["a"])
+        let result17 = lines.join(2, keys: ["a", "b"])
+        #expect(!result17)
+        _ = lines.join(3, keys: ["a"])
+        #expect(lines.members(of: "a") == [1, 2, 3])
+        let cancelledWhileWaiting = lines.leaving(2, keys: ["a", "b"])
+        #expect(cancelledWhileWaiting.isEmpty)
+        #expect(lines.members(of: "a") == [1, 3])
+        #expect(lines.members(of: "b").isEmpty)
+        let result18 = lines.leaving(1, keys: ["a"])
+        #expect(result18 == [3])
+        let result19 = lines.leaving(3, keys: ["a"])
+        #expect(result19.isEmpty)
+        #expect(lines.isEmpty)
+    }
+
+    @Test("a member with several keys is granted once, when it heads its last line")
+    func severalKeysGrantedOnce() {
+        var lines = ExclusivityLines<Int>()
+        _ = lines.join(1, keys: ["a"])
+        _ = lines.join(2, keys: ["b"])
+        let result20 = lines.join(3, keys: ["a", "b"])
+        #expect(!result20)
+        let result21 = lines.leaving(2, keys: ["b"])
+        #expect(result21.isEmpty)
+        let result22 = lines.leaving(1, keys: ["a"])
+        #expect(result22 == [3])
+        #expect(lines.holder(of: "a") == 3)
+        #expect(lines.holder(of: "b") == 3)
+        let result23 = lines.leaving(3, keys: ["a", "b"])
+        #expect(result23.isEmpty)
+        #expect(lines.isEmpty)
     }
 }
 
-/// A member of `ExclusivityLines` for tests: a number, compared by identity.
-final class LineTestMember: ExclusivityLineMember {
-    let value: Int
-    var nextInLine: ExclusivityLink?
-
-    init(_ value: Int) { self.value = value }
-
-    /// Members numbered 0..<count (the tests keep them alive while they are in lines).
-    static func make(_ count: Int) -> [LineTestMember] { (0..<count).map(LineTestMember.init) }
+extension ExclusivityLines {
+    /// `leave`, collecting the granted members.
+    mutating func leaving(_ member: Member, keys: [String]) -> [Member] {
+        var granted: [Member] = []
+        leave(member, keys: keys) { granted.append($0) }
+        return granted
+    }
 }
 
 @Suite("Mutual exclusion in the queue")

@@ -1,5 +1,6 @@
 import Testing
 @testable import OperationEngine
+import OperationEngineTestSupport
 
 @Suite("Retry policy (pure decisions)")
 struct RetryPolicyTests {

@@ -1,6 +1,7 @@
 import Locking
 import Testing
 @testable import OperationEngine
+import OperationEngineTestSupport
 
 @Suite("Retry in the queue")
 struct RetryTests {

@@ -1,6 +1,7 @@
 import Locking
 import Testing
 @testable import OperationEngine
+import OperationEngineTestSupport
 
 @Suite("Randomized stress")
 struct StressTests {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import OperationEngine
+import OperationEngineTestSupport
 
 /// A task executor with one thread of its own, which records the jobs it ran.
 private final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
@@ -46,7 +47,7 @@ private final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
 
 @Suite("A queue's task executor preference")
 struct TaskExecutorPreferenceTests {
-    @Test("every body, asynchronous (across its suspensions) or synchronous, runs on the queue's task executor")
+    @Test("every body, across its suspensions or without any, runs on the queue's task executor")
     func bodiesRunOnExecutor() async {
         let executor = OneThreadExecutor()
         let queue = ProcedureQueue(
@@ -66,7 +67,7 @@ struct TaskExecutorPreferenceTests {
                     check()
                 }.erased
             }
-            return Procedure<Void>.synchronous(name: "s\(index)", conditions: [key]) { _ in check() }.erased
+            return Procedure<Void>(name: "s\(index)", conditions: [key]) { _ in check() }.erased
         }
         await withinDeadline("run on the executor") {
             queue.add(procedures)

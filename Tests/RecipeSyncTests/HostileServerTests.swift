@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import OperationEngine
+import OperationEngineTestSupport
 import RecipeModels
 import RecipeStore
 import RecipeSync

@@ -3,6 +3,7 @@ import GRDB
 import Locking
 import Logging
 import OperationEngine
+import OperationEngineTestSupport
 import RecipeModels
 import RecipeStore
 import RecipeSync

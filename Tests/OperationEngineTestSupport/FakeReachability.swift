@@ -1,4 +1,5 @@
 import Locking
+import OperationEngine
 
 /// A reachability probe for tests: reachable or not as the test sets it, counting the probes it answers.
 public final class FakeReachability: ReachabilityProbe {

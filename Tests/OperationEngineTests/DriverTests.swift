@@ -1,12 +1,13 @@
 import Locking
 import Testing
 @testable import OperationEngine
+import OperationEngineTestSupport
 
-/// `Procedure.synchronous`: the driver calls the body inline (the fast path when it moves on to a next procedure,
-/// the general path otherwise); every guarantee of the ordinary procedures holds.
-@Suite("Synchronous bodies")
-struct SynchronousBodyTests {
-    @Test("synchronous procedures on shared keys: in order per key, no overlap, one start and one finish each, outputs")
+/// A driver task that holds a slot goes on to the next ready procedure instead of ending: every guarantee holds for
+/// the procedures it moves on to (bodies that do not suspend make it move on at once).
+@Suite("Drivers moving on")
+struct DriverTests {
+    @Test("procedures on shared keys: in order per key, no overlap, one start and one finish each, outputs")
     func orderAndEvents() async {
         let queue = ProcedureQueue(maxConcurrentProcedures: 2)
         let occupancy = KeyOccupancy()
@@ -14,7 +15,7 @@ struct SynchronousBodyTests {
         let log = EventLog()
         let procedures = (0..<300).map { index in
             let key = "k\(index % 3)"
-            let procedure = Procedure<Int>.synchronous(name: "s\(index)", conditions: [MutualExclusion(key)]) { _ in
+            let procedure = Procedure<Int>(name: "s\(index)", conditions: [MutualExclusion(key)]) { _ in
                 occupancy.enter([key])
                 defer { occupancy.leave([key]) }
                 if index % 3 == 0 { order.append(index) }
@@ -24,7 +25,7 @@ struct SynchronousBodyTests {
             return procedure
         }
         #expect(procedures[0].erased === procedures[0])   // the typed and the erased face are one object
-        await withinDeadline("synchronous run") {
+        await withinDeadline("run") {
             queue.add(procedures.map(\.erased))
             await queue.waitUntilAllFinished()
         }
@@ -36,15 +37,15 @@ struct SynchronousBodyTests {
         }
     }
 
-    @Test("a synchronous body that throws a transient error is retried on the general path, then succeeds")
+    @Test("a body that throws a transient error on a driver that moved on to it is retried, then succeeds")
     func retried() async throws {
         let clock = ManualClock()
         let queue = ProcedureQueue(maxConcurrentProcedures: 1, clock: clock, random: FixedRandomSource(0.5))
         let failures = Locked(1)
         let log = EventLog()
-        // `first` makes the driver move on to `flaky` as its next procedure: the fast path runs `flaky` first.
-        let first = Procedure<Void>.synchronous(name: "first", conditions: [MutualExclusion("k")]) { _ in }
-        let flaky = Procedure<Int>.synchronous(
+        // `first` makes the driver move on to `flaky` as its next procedure.
+        let first = Procedure<Void>(name: "first", conditions: [MutualExclusion("k")]) { _ in }
+        let flaky = Procedure<Int>(
             name: "flaky", conditions: [MutualExclusion("k")],
             retry: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(2), maxDelay: .seconds(60))
         ) { context in
@@ -64,11 +65,11 @@ struct SynchronousBodyTests {
         #expect(await first.waitUntilFinished().isSuccess)
     }
 
-    @Test("a synchronous body that fails permanently fails its dependents too")
+    @Test("a body that fails permanently on a driver that moved on to it cancels its dependents")
     func failure() async {
         let queue = ProcedureQueue(maxConcurrentProcedures: 1)
-        let first = Procedure<Void>.synchronous(name: "first", conditions: [MutualExclusion("k")]) { _ in }
-        let failing = Procedure<Void>.synchronous(name: "failing", conditions: [MutualExclusion("k")]) { _ in
+        let first = Procedure<Void>(name: "first", conditions: [MutualExclusion("k")]) { _ in }
+        let failing = Procedure<Void>(name: "failing", conditions: [MutualExclusion("k")]) { _ in
             throw TestFailure.permanent
         }
         let dependent = Procedure<Void>(name: "dependent") { _ in }
@@ -86,19 +87,19 @@ struct SynchronousBodyTests {
         }
     }
 
-    @Test("cancellation reaches a running synchronous body: its handlers run and the task is cancelled")
+    @Test("cancellation reaches a body on a driver that moved on to it: its handlers run and the task is cancelled")
     func cancellation() async {
         let queue = ProcedureQueue(maxConcurrentProcedures: 1)
         let handled = Locked(false)
         let sawTaskCancelled = Locked(false)
-        let first = Procedure<Void>.synchronous(name: "first", conditions: [MutualExclusion("k")]) { _ in }
-        let cancelled = Procedure<Void>.synchronous(name: "cancelled", conditions: [MutualExclusion("k")]) { context in
+        let first = Procedure<Void>(name: "first", conditions: [MutualExclusion("k")]) { _ in }
+        let cancelled = Procedure<Void>(name: "cancelled", conditions: [MutualExclusion("k")]) { context in
             context.onCancel { handled.withLock { $0 = true } }
             context.procedure.cancel(reason: .requested("test"))
             sawTaskCancelled.withLock { $0 = Task.isCancelled }
             throw CancellationError()
         }
-        let after = Procedure<Int>.synchronous(name: "after", conditions: [MutualExclusion("k")]) { _ in 7 }
+        let after = Procedure<Int>(name: "after", conditions: [MutualExclusion("k")]) { _ in 7 }
         queue.add([first.erased, cancelled.erased, after.erased])
         await queue.waitUntilAllFinished()
         #expect(await cancelled.waitUntilFinished().isCancelled)
@@ -107,7 +108,7 @@ struct SynchronousBodyTests {
         #expect(after.output == 7)   // the late cancel did not reach the next procedure
     }
 
-    @Test("synchronous and asynchronous procedures mixed, with cancels and chains: no overlap, one finish each",
+    @Test("bodies that suspend and bodies that do not, mixed, with cancels and chains: no overlap, one finish each",
           arguments: [UInt64(21), 22])
     func mixedStress(seed: UInt64) async {
         let random = SeededRandomSource(seed: seed)
@@ -122,7 +123,7 @@ struct SynchronousBodyTests {
             let fails = random.next(below: 20) == 0
             let procedure: AnyProcedure
             if random.next(below: 2) == 0 {
-                procedure = Procedure<Void>.synchronous(name: "s\(index)", conditions: [MutualExclusion(key)]) { _ in
+                procedure = Procedure<Void>(name: "s\(index)", conditions: [MutualExclusion(key)]) { _ in
                     occupancy.enter([key])
                     occupancy.leave([key])
                     if fails { throw TestFailure.permanent }
@@ -160,7 +161,7 @@ struct SynchronousBodyTests {
         #expect(queue.unfinishedCount == 0)
     }
 
-    @Test("a finished synchronous procedure releases its body and whatever it captured")
+    @Test("a finished procedure, once released, releases its body and whatever it captured")
     func releasesBody() async {
         final class Captured: Sendable {}
         let queue = ProcedureQueue()
@@ -169,7 +170,7 @@ struct SynchronousBodyTests {
         do {
             let captured = Captured()
             weakCaptured = captured
-            let procedure = Procedure<Void>.synchronous(name: "capturing") { _ in _ = captured }
+            let procedure = Procedure<Void>(name: "capturing") { _ in _ = captured }
             weakProcedure = procedure
             queue.add(procedure)
             _ = await procedure.waitUntilFinished()

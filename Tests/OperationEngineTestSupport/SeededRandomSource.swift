@@ -1,4 +1,5 @@
 import Locking
+import OperationEngine
 
 /// A deterministic random source (SplitMix64) for tests: the same seed gives the same fractions.
 public final class SeededRandomSource: RandomSource {

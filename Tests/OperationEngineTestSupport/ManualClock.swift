@@ -1,4 +1,5 @@
 import Locking
+import OperationEngine
 
 /// A test clock whose time moves only when `advance(by:)` is called, so backoff and timeout tests are deterministic.
 public final class ManualClock: EngineClock {
