@@ -9,20 +9,23 @@ final class CachedReachability: OperationEngine.ReachabilityProbe {
     private let url: String
     private let probe: Transport.ReachabilityProbe
     private let lifetime: TimeInterval
+    private let now: @Sendable () -> Date
     private let answer = Locked<(reachable: Bool, at: Date)?>(nil)
 
-    /// Asks `probe` about `url`; an answer is reused for `lifetime` seconds.
-    init(url: String, probe: Transport.ReachabilityProbe, lifetime: TimeInterval = 1) {
+    /// Asks `probe` about `url`; an answer is reused for `lifetime` seconds of `now`'s clock.
+    init(url: String, probe: Transport.ReachabilityProbe, lifetime: TimeInterval = 1,
+         now: @escaping @Sendable () -> Date = { Date() }) {
         self.url = url
         self.probe = probe
         self.lifetime = lifetime
+        self.now = now
     }
 
     /// Whether the server answered recently or answers now (`host`/`port` are the condition's, the same server).
     func isReachable(host: String, port: Int) async -> Bool {
         if let cached = freshAnswer() { return cached }
         let reachable = await probe.isReachable(url: url)
-        answer.withLock { $0 = (reachable, Date()) }
+        answer.withLock { $0 = (reachable, now()) }
         return reachable
     }
 
@@ -32,7 +35,7 @@ final class CachedReachability: OperationEngine.ReachabilityProbe {
 
     /// The remembered answer while it is younger than `lifetime`.
     private func freshAnswer() -> Bool? {
-        guard let cached = answer.withLock({ $0 }), Date().timeIntervalSince(cached.at) < lifetime else { return nil }
+        guard let cached = answer.withLock({ $0 }), now().timeIntervalSince(cached.at) < lifetime else { return nil }
         return cached.reachable
     }
 

@@ -15,10 +15,10 @@ enum StopReason: Sendable, Equatable {
 }
 
 /// The chains in flight in this process, so that a cancellation found by the poller, Ctrl-C or a refused token
-/// reaches the procedure that is running, queued or about to be added for a recipe.
+/// reaches the chain of a recipe, wherever its steps are.
 final class ChainRegistry: Sendable {
     private struct Entry {
-        var current: AnyProcedure?
+        var chain: AnyProcedure?
         var stop: StopReason?
     }
 
@@ -29,22 +29,12 @@ final class ChainRegistry: Sendable {
 
     private let state = Locked(State())
 
-    /// Registers the chain of recipe `id`; returns the stop reason instead when it was already stopped.
-    func register(_ id: Int64) -> StopReason? {
+    /// Registers `chain` (a recipe's group) for recipe `id`; returns the stop reason instead when it was already
+    /// stopped (the chain must then not be added).
+    func register(_ id: Int64, chain: AnyProcedure) -> StopReason? {
         state.withLock { state in
-            if let reason = state.stopAll { return reason }
-            if let reason = state.entries[id]?.stop { return reason }
-            state.entries[id] = Entry()
-            return nil
-        }
-    }
-
-    /// Makes `procedure` the current step of recipe `id`; returns the stop reason instead when the chain was
-    /// stopped meanwhile (the procedure must then not be added).
-    func setCurrent(_ procedure: AnyProcedure, for id: Int64) -> StopReason? {
-        state.withLock { state in
-            if let reason = state.entries[id]?.stop ?? state.stopAll { return reason }
-            state.entries[id, default: Entry()].current = procedure
+            if let reason = state.stopAll ?? state.entries[id]?.stop { return reason }
+            state.entries[id] = Entry(chain: chain)
             return nil
         }
     }
@@ -54,28 +44,28 @@ final class ChainRegistry: Sendable {
         state.withLock { $0.entries[id]?.stop ?? $0.stopAll }
     }
 
-    /// Stops recipe `id`'s chain (the first reason wins) and cancels its current step.
+    /// Stops recipe `id`'s chain (the first reason wins) and cancels it.
     func stop(_ id: Int64, _ reason: StopReason) {
-        let procedure: AnyProcedure? = state.withLock { state in
+        let chain: AnyProcedure? = state.withLock { state in
             guard state.entries[id]?.stop == nil else { return nil }
             state.entries[id, default: Entry()].stop = reason
-            return state.entries[id]?.current
+            return state.entries[id]?.chain
         }
-        procedure?.cancel(reason: .requested(Self.words(reason)))
+        chain?.cancel(reason: .requested(Self.words(reason)))
     }
 
     /// Stops every chain, present and future (Ctrl-C, refused credentials).
     func stopAll(_ reason: StopReason) {
-        let procedures: [AnyProcedure] = state.withLock { state in
+        let chains: [AnyProcedure] = state.withLock { state in
             if state.stopAll == nil { state.stopAll = reason }
             var running: [AnyProcedure] = []
             for (id, entry) in state.entries where entry.stop == nil {
                 state.entries[id]?.stop = reason
-                if let current = entry.current { running.append(current) }
+                if let chain = entry.chain { running.append(chain) }
             }
             return running
         }
-        for procedure in procedures { procedure.cancel(reason: .requested(Self.words(reason))) }
+        for chain in chains { chain.cancel(reason: .requested(Self.words(reason))) }
     }
 
     /// Whether the whole run was stopped.

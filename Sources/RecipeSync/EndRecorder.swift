@@ -38,6 +38,11 @@ final class EndRecorder: Sendable {
         self.emit = emit
     }
 
+    /// Writes a failed attempt that will be retried within the run, at once (so that `kill -9` keeps the count).
+    func recordAttempt(id: Int64, attempts: Int, nextAttemptAt: Date, error: String) {
+        try? store.recordAttempt(id: id, owner: owner, attempts: attempts, nextAttemptAt: nextAttemptAt, error: error)
+    }
+
     /// Queues `end`; records it at once unless the server has what its chain sent.
     func add(_ end: PendingEnd) {
         let succeeded = end.ending.result.succeeded

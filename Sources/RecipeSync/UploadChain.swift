@@ -1,0 +1,103 @@
+import Foundation
+import OperationEngine
+import RecipeModels
+import RecipeStore
+
+/// One recipe's upload as the seeds build it (`RecipeUploadOperation`): its image, then its JSON — or its deletion —
+/// as engine procedures, joined the way the seeds join operations.
+///
+/// ```
+/// GroupProcedure "upload #7"   condition: MutualExclusion("recipe:<uuid>"), held from the first step to the last
+///   ├─ image step   Procedure<String>   conditions: reachability   retry: the run's policy   (HEAD, then PUT)
+///   └─ recipe step  Procedure<Void>     input: the image step's URL, continuing its attempt count   (PUT JSON)
+/// ```
+///
+/// The recipe step takes the image step's URL as its typed input; a failed, deferred or cancelled image step cancels
+/// it through the engine's `NoFailedDependencies`, so the JSON never goes without its image. A recipe whose image the
+/// server already has (or that has none) has no image step; a deletion is one `DELETE` step. Cancelling the group
+/// (`recipes cancel`, Ctrl-C, a lost lease) cancels whichever step runs.
+struct UploadChain: Sendable {
+    /// The claim the chain uploads.
+    let claim: SyncClaim
+    /// The group: what the queue runs and what is cancelled.
+    let group: GroupProcedure<Void>
+    /// The image step, when there is one.
+    let imageStep: Procedure<String>?
+    /// The step that sends the recipe's JSON or its deletion.
+    let lastStep: Procedure<Void>
+    /// The image the image step uploads.
+    private let image: ImageReference?
+
+    /// The parts every step shares: the requests, the retry policy, the reachability condition, and what observes
+    /// each step.
+    struct Parts: Sendable {
+        let requests: ChainRequests
+        let retry: RetryPolicy
+        let reachability: ReachabilityCondition?
+        let observe: @Sendable (SyncClaim, SyncEvent.Step) -> any ProcedureObserver
+    }
+
+    /// Builds the chain of `claim`.
+    init(_ claim: SyncClaim, _ parts: Parts) {
+        self.claim = claim
+        let id = claim.recipe.id
+        let conditions: [any ProcedureCondition] = parts.reachability.map { [$0] } ?? []
+        func tags(_ step: SyncEvent.Step) -> [String: String] { ["id": String(id), "step": step.rawValue] }
+        let requests = parts.requests
+
+        var children: [AnyProcedure] = []
+        if claim.isDeletion {
+            imageStep = nil
+            image = nil
+            lastStep = Procedure<Void>(
+                name: "delete #\(id)", conditions: conditions, retry: parts.retry, tags: tags(.delete),
+                previousAttempts: claim.attempts
+            ) { _ in try await requests.sendDelete(claim) }
+            lastStep.addObserver(parts.observe(claim, .delete))
+        } else if let sending = claim.imageToSend {
+            image = sending
+            let upload = Procedure<String>(
+                name: "image #\(id)", conditions: conditions, retry: parts.retry, tags: tags(.image),
+                previousAttempts: claim.attempts
+            ) { context in try await requests.sendImage(sending, context) }
+            upload.addObserver(parts.observe(claim, .image))
+            imageStep = upload
+            lastStep = Procedure<Void>(
+                name: "recipe #\(id)", input: upload, priority: .high, conditions: conditions, retry: parts.retry,
+                tags: tags(.recipe), previousAttempts: claim.attempts, continuesAttempts: true
+            ) { url, _ in try await requests.sendRecipe(claim, imageURL: url) }
+            lastStep.addObserver(parts.observe(claim, .recipe))
+            children.append(upload.erased)
+        } else {
+            imageStep = nil
+            image = nil
+            // The server has this image already (or there is none): the JSON names the URL it gave.
+            let known = claim.recipe.image.flatMap { image in
+                image.sha256 == claim.recipe.sync.remoteImageSHA256 ? claim.recipe.sync.remoteImageURL : nil
+            }
+            lastStep = Procedure<Void>(
+                name: "recipe #\(id)", priority: .high, conditions: conditions, retry: parts.retry, tags: tags(.recipe),
+                previousAttempts: claim.attempts
+            ) { _ in try await requests.sendRecipe(claim, imageURL: known) }
+            lastStep.addObserver(parts.observe(claim, .recipe))
+        }
+        children.append(lastStep.erased)
+        group = GroupProcedure(
+            name: "upload #\(id)", conditions: [MutualExclusion("recipe:\(claim.recipe.uuid.lowercasedString)")],
+            tags: ["id": String(id)], children: children)
+    }
+
+    /// How the chain ended, once its group has: the step that ended it (the first that did not succeed, else the
+    /// last), the attempts that step counted, and the image the server confirmed on the way, if any.
+    func ending(_ outcome: ProcedureOutcome) -> (step: SyncEvent.Step, attempts: Int, confirmed: ConfirmedImage?) {
+        var confirmed: ConfirmedImage?
+        if let imageStep, let image, let url = imageStep.output {
+            confirmed = ConfirmedImage(sha256: image.sha256, url: url)
+        }
+        if let imageStep, confirmed == nil {
+            return (.image, max(imageStep.erased.attempt, claim.attempts), nil)
+        }
+        let step: SyncEvent.Step = claim.isDeletion ? .delete : .recipe
+        return (step, max(lastStep.erased.attempt, claim.attempts), confirmed)
+    }
+}
