@@ -90,7 +90,7 @@ public struct RetryPolicy: Sendable {
     /// The full-jitter backoff after failed attempt `attempt` (1-based): `fraction × min(maxDelay, baseDelay × 2^(attempt-1))`.
     public func backoff(afterAttempt attempt: Int, fraction: Double) -> Duration {
         let exponent = Double(min(max(attempt - 1, 0), 62))
-        let ceiling = min(baseDelay.seconds * pow2(exponent), maxDelay.seconds)
+        let ceiling = min(baseDelay / .seconds(1) * pow2(exponent), maxDelay / .seconds(1))
         let clamped = min(max(fraction, 0), 1)
         return .seconds(ceiling * clamped)
     }
@@ -131,10 +131,3 @@ private func pow2(_ exponent: Double) -> Double {
     return result
 }
 
-extension Duration {
-    /// The duration in seconds as a floating-point number.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
-}

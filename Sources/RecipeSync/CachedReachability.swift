@@ -5,15 +5,15 @@ import Transport
 
 /// The reachability condition's probe for one server, remembering the answer for a moment so that a run of a
 /// thousand recipes opens a handful of probe connections rather than one per recipe.
-final class CachedReachability: OperationEngine.ReachabilityProbe {
+final class CachedReachability: ReachabilityProbe {
     private let url: String
-    private let probe: Transport.ReachabilityProbe
+    private let probe: ConnectProbe
     private let lifetime: TimeInterval
     private let now: @Sendable () -> Date
     private let answer = Locked<(reachable: Bool, at: Date)?>(nil)
 
     /// Asks `probe` about `url`; an answer is reused for `lifetime` seconds of `now`'s clock.
-    init(url: String, probe: Transport.ReachabilityProbe, lifetime: TimeInterval = 1,
+    init(url: String, probe: ConnectProbe, lifetime: TimeInterval = 1,
          now: @escaping @Sendable () -> Date = { Date() }) {
         self.url = url
         self.probe = probe

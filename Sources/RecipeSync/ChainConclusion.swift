@@ -100,7 +100,7 @@ struct ChainConclusion: Sendable {
                     result: .offline(since: now), events: [event(.offline, error: describe(deferral.error))],
                     tally: SyncSummary(waiting: 1), stopsRun: nil)
             }
-            let delay = seconds(retryAfter)
+            let delay = retryAfter / .seconds(1)
             let message = describeWait(deferral.error, cap: retryCap)
             // A `retry` for the attempt to come, then `skipped`: the chain ends here, the wait is left to a later run.
             return ChainConclusion(
@@ -120,7 +120,7 @@ struct ChainConclusion: Sendable {
         let message = describe(error)
         guard let failure = error as? StepFailure, case .transient(let asked?) = failure.kind, asked > cap
         else { return message }
-        return message + "; the server asked to wait \(Int64(seconds(asked))) s, recipes waits \(Int(seconds(cap) / 3600)) h at most"
+        return message + "; the server asked to wait \(Int64(asked / .seconds(1))) s, recipes waits \(Int(cap / .seconds(3600))) h at most"
     }
 
     /// An error in words: a step's message, the engine's description, or a localized description.
@@ -128,12 +128,6 @@ struct ChainConclusion: Sendable {
         if let failure = error as? StepFailure { return failure.message }
         if let engine = error as? EngineError { return engine.description }
         return (error as? any LocalizedError)?.errorDescription ?? "\(error)"
-    }
-
-    /// `duration` in seconds.
-    static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }
 

@@ -25,7 +25,7 @@ struct StepObserver: ProcedureObserver {
 
     func procedure(_ procedure: AnyProcedure, willRetryAfter delay: Duration, attempt: Int, error: any Error) {
         let now = run.settings.now()
-        let seconds = ChainConclusion.seconds(delay)
+        let seconds = (delay / .seconds(1))
         let message = ChainConclusion.describeWait(error, cap: run.retryPolicy.maxRetryAfter)
         run.recorder.recordAttempt(
             id: claim.recipe.id, attempts: attempt - 1, nextAttemptAt: now.addingTimeInterval(seconds), error: message)
@@ -34,7 +34,7 @@ struct StepObserver: ProcedureObserver {
 
     func procedure(_ procedure: AnyProcedure, willWaitFor delay: Duration, because error: any Error) {
         run.emit(run.makeEvent(
-            .offline, claim, step: step, delay: ChainConclusion.seconds(delay), error: ChainConclusion.describe(error)))
+            .offline, claim, step: step, delay: (delay / .seconds(1)), error: ChainConclusion.describe(error)))
     }
 
     private var totalBytes: Int64? {

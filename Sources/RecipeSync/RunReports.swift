@@ -54,7 +54,7 @@ struct RunReports: Sendable {
             recipe.sync.state != .synced || recipe.sync.revision > recipe.sync.syncedRevision
         }
         try store.markOffline(ids: recipes.map(\.id), since: since)
-        let target = ReachabilityProbe.hostAndPort(of: api.baseURL).map { "\($0.host):\($0.port)" } ?? api.baseURL
+        let target = ConnectProbe.hostAndPort(of: api.baseURL).map { "\($0.host):\($0.port)" } ?? api.baseURL
         for recipe in recipes {
             emit(SyncEvent(
                 .offline, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,

@@ -73,7 +73,7 @@ public final class SyncRun: Sendable {
 
         // Only work to send needs a server: cron may run before the user configured one.
         guard let api = settings.api else { throw SyncRunError.noServer }
-        let host = ReachabilityProbe.hostAndPort(of: api.baseURL)
+        let host = ConnectProbe.hostAndPort(of: api.baseURL)
         guard let host, await serverIsReachable(host) else {
             return try reports.reportOffline(api, ids: options.ids, since: settings.now())
         }

@@ -33,7 +33,7 @@ public struct SyncSettings: Sendable {
     /// An extra CA bundle for TLS, joined to the system's.
     public var caBundlePath: String?
     /// Checks that the server can be reached before uploading to it.
-    public var probe: Transport.ReachabilityProbe
+    public var probe: ConnectProbe
     /// The engine's clock for retry waits.
     public var clock: any EngineClock
     /// The jitter of retry waits.
@@ -60,7 +60,7 @@ public struct SyncSettings: Sendable {
     /// Creates settings with the contract's defaults and the live world (clock, randomness, TCP probe, /proc).
     public init(
         api: ServerAPI?, token: String? = nil, caBundlePath: String? = nil,
-        probe: Transport.ReachabilityProbe = .live(), clock: any EngineClock = ContinuousEngineClock(),
+        probe: ConnectProbe = .live(), clock: any EngineClock = ContinuousEngineClock(),
         random: any RandomSource = SystemRandomSource(), now: @escaping @Sendable () -> Date = { Date() },
         owner: String = LeaseOwner.current, isOwnerAlive: @escaping @Sendable (String) -> Bool = LeaseOwner.isAlive,
         leaseDuration: TimeInterval = 60, pollInterval: Duration = .milliseconds(50), maxAttempts: Int = 8,

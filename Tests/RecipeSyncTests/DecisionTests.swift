@@ -152,7 +152,7 @@ struct CachedReachabilityTests {
     func knownReachable() async throws {
         let probes = Locked(0)
         let answer = Locked(true)
-        let probe = Transport.ReachabilityProbe { _, _ in
+        let probe = ConnectProbe { _, _ in
             probes.withLock { $0 += 1 }
             return answer.withLock { $0 }
         }

@@ -112,7 +112,7 @@ extension SyncRunTests {
             let home = try ClientHome()
             let recipe = try home.makeRecipe("patience")
             let probes = Locked(0)
-            let probe = Transport.ReachabilityProbe { _, _ in
+            let probe = ConnectProbe { _, _ in
                 probes.withLock { count in
                     count += 1
                     return count > 3  // unreachable for the first three probes

@@ -198,7 +198,7 @@ final class ClientHome: @unchecked Sendable {
 
     /// Settings for a run against `server` with quick retries and cancellation polls.
     func settings(
-        _ server: SyncServer, token: String? = nil, probe: Transport.ReachabilityProbe = .constant(true),
+        _ server: SyncServer, token: String? = nil, probe: ConnectProbe = .constant(true),
         baseDelay: Duration = .milliseconds(5), leaseDuration: TimeInterval = 60
     ) -> SyncSettings {
         SyncSettings(
@@ -210,7 +210,7 @@ final class ClientHome: @unchecked Sendable {
     /// Prepares one sync run.
     func makeRun(
         _ server: SyncServer, ids: [Int64]? = nil, jobs: Int = 4, maxWait: Duration = .seconds(30),
-        waitForNetwork: Duration = .zero, token: String? = nil, probe: Transport.ReachabilityProbe = .constant(true),
+        waitForNetwork: Duration = .zero, token: String? = nil, probe: ConnectProbe = .constant(true),
         baseDelay: Duration = .milliseconds(5), leaseDuration: TimeInterval = 60, recorder: EventRecorder
     ) -> SyncRun {
         SyncRun(
@@ -223,7 +223,7 @@ final class ClientHome: @unchecked Sendable {
     /// Runs one sync to its end.
     func sync(
         _ server: SyncServer, ids: [Int64]? = nil, jobs: Int = 4, maxWait: Duration = .seconds(30),
-        token: String? = nil, probe: Transport.ReachabilityProbe = .constant(true),
+        token: String? = nil, probe: ConnectProbe = .constant(true),
         baseDelay: Duration = .milliseconds(5), recorder: EventRecorder = EventRecorder()
     ) async throws -> SyncSummary {
         try await makeRun(

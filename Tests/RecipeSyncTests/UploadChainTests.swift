@@ -68,7 +68,7 @@ struct UploadChainTests {
             let start = Date(timeIntervalSince1970: 1_790_000_000)
             let settings = SyncSettings(
                 api: server.api, token: server.token, probe: .constant(true), clock: clock, random: FixedRandomSource(1),
-                now: { start.addingTimeInterval(ChainConclusion.seconds(clock.now)) }, pollInterval: .milliseconds(10),
+                now: { start.addingTimeInterval((clock.now / .seconds(1))) }, pollInterval: .milliseconds(10),
                 baseDelay: .seconds(10), maxDelay: .seconds(10))
             let run = SyncRun(store: home.store, settings: settings, options: SyncOptions(), emit: { _ in })
             let finished = Locked(false)

@@ -6,10 +6,10 @@ import Glibc
 import Darwin
 #endif
 
-/// The reachability check of the sync engine's reachability condition: can a TCP connection to host:port be opened?
+/// Whether a TCP connection to host:port can be opened now: the check behind a caller's reachability condition.
 ///
 /// A value holding a function, so tests pass a fixed answer (`.constant(false)`) and the program passes `.live()`.
-public struct ReachabilityProbe: Sendable {
+public struct ConnectProbe: Sendable {
     private let check: @Sendable (String, Int) async -> Bool
 
     /// A probe answering with `check(host, port)`.
@@ -22,25 +22,25 @@ public struct ReachabilityProbe: Sendable {
     /// Name resolution cannot be given a deadline (`getaddrinfo` blocks, for seconds when no DNS server answers),
     /// so the answer is "unreachable" once `timeout` has passed even if the lookup is still running; its late
     /// result is dropped.
-    public static func live(timeout: Duration = .seconds(2)) -> ReachabilityProbe {
+    public static func live(timeout: Duration = .seconds(2)) -> ConnectProbe {
         // A day is "forever" for a probe, and keeps every deadline computation far from overflowing.
         let timeout = min(max(timeout, .zero), .seconds(86_400))
-        return ReachabilityProbe { host, port in
+        return ConnectProbe { host, port in
             await withCheckedContinuation { continuation in
                 let answer = FirstAnswer(continuation)
                 // Name resolution and connect block: run them off the cooperative thread pool.
                 DispatchQueue.global().async {
                     answer.give(TCPConnectProbe.canConnect(host: host, port: port, timeout: timeout))
                 }
-                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+                let seconds = timeout / .seconds(1)
                 DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { answer.give(false) }
             }
         }
     }
 
     /// A probe that always answers `reachable` (for tests and previews).
-    public static func constant(_ reachable: Bool) -> ReachabilityProbe {
-        ReachabilityProbe { _, _ in reachable }
+    public static func constant(_ reachable: Bool) -> ConnectProbe {
+        ConnectProbe { _, _ in reachable }
     }
 
     /// Whether a TCP connection to `host`:`port` can be opened now.
@@ -53,7 +53,7 @@ public struct ReachabilityProbe: Sendable {
     /// `environment` is where the proxy variables are read (see `connectTarget(of:environment:)`).
     public func isReachable(url: String,
                             environment: [String: String] = ProcessInfo.processInfo.environment) async -> Bool {
-        guard let target = ReachabilityProbe.connectTarget(of: url, environment: environment) else { return false }
+        guard let target = ConnectProbe.connectTarget(of: url, environment: environment) else { return false }
         return await check(target.host, target.port)
     }
 

@@ -3,14 +3,14 @@ import Locking
 import Testing
 import Transport
 
-@Suite("ReachabilityProbe: can a TCP connection be opened?")
-struct ReachabilityProbeTests {
+@Suite("ConnectProbe: can a TCP connection be opened?")
+struct ConnectProbeTests {
     @Test("The live probe sees a listening loopback port as reachable")
     func listeningIsReachable() async throws {
         let server = try LoopbackHTTPServer(status: 200)
         defer { server.stop() }
-        #expect(await ReachabilityProbe.live().isReachable(host: "127.0.0.1", port: server.port))
-        #expect(await ReachabilityProbe.live().isReachable(url: server.baseURL + "/v1"))
+        #expect(await ConnectProbe.live().isReachable(host: "127.0.0.1", port: server.port))
+        #expect(await ConnectProbe.live().isReachable(url: server.baseURL + "/v1"))
     }
 
     @Test("The live probe sees a closed port and an unresolvable host as unreachable")
@@ -18,24 +18,24 @@ struct ReachabilityProbeTests {
         let port = try TestSupport.closedPort()
         // No wall-clock bound here: under the parallel test load the resumption of this task, not the probe,
         // decides how long it takes. The probe's own deadline covers name resolution (see `live`).
-        #expect(await !ReachabilityProbe.live(timeout: .seconds(1)).isReachable(host: "127.0.0.1", port: port))
-        #expect(await !ReachabilityProbe.live(timeout: .seconds(1)).isReachable(host: "no-such-host.invalid", port: 80))
+        #expect(await !ConnectProbe.live(timeout: .seconds(1)).isReachable(host: "127.0.0.1", port: port))
+        #expect(await !ConnectProbe.live(timeout: .seconds(1)).isReachable(host: "no-such-host.invalid", port: 80))
     }
 
     @Test("A URL's host and port: the explicit port, else the scheme's default")
     func hostAndPort() {
-        #expect(ReachabilityProbe.hostAndPort(of: "http://127.0.0.1:8080/v1")! == ("127.0.0.1", 8080))
-        #expect(ReachabilityProbe.hostAndPort(of: "https://example.org")! == ("example.org", 443))
-        #expect(ReachabilityProbe.hostAndPort(of: "http://[::1]/x")! == ("::1", 80))
-        #expect(ReachabilityProbe.hostAndPort(of: "ftp://example.org") == nil)
-        #expect(ReachabilityProbe.hostAndPort(of: "nonsense") == nil)
+        #expect(ConnectProbe.hostAndPort(of: "http://127.0.0.1:8080/v1")! == ("127.0.0.1", 8080))
+        #expect(ConnectProbe.hostAndPort(of: "https://example.org")! == ("example.org", 443))
+        #expect(ConnectProbe.hostAndPort(of: "http://[::1]/x")! == ("::1", 80))
+        #expect(ConnectProbe.hostAndPort(of: "ftp://example.org") == nil)
+        #expect(ConnectProbe.hostAndPort(of: "nonsense") == nil)
     }
 
     @Test("An enormous timeout neither traps nor changes the answer")
     func hugeTimeout() async throws {
         let server = try LoopbackHTTPServer(status: 200)
         defer { server.stop() }
-        #expect(await ReachabilityProbe.live(timeout: .seconds(Int64.max)).isReachable(host: "127.0.0.1", port: server.port))
+        #expect(await ConnectProbe.live(timeout: .seconds(Int64.max)).isReachable(host: "127.0.0.1", port: server.port))
     }
 
     struct ProxyCase: Sendable, CustomTestStringConvertible {
@@ -78,7 +78,7 @@ struct ReachabilityProbeTests {
     @Test("The probe goes where libcurl would connect: the applicable proxy unless no_proxy exempts the host",
           arguments: proxyCases)
     func connectTarget(case proxyCase: ProxyCase) throws {
-        let target = try #require(ReachabilityProbe.connectTarget(of: proxyCase.url, environment: proxyCase.environment))
+        let target = try #require(ConnectProbe.connectTarget(of: proxyCase.url, environment: proxyCase.environment))
         #expect(target.host == proxyCase.host)
         #expect(target.port == proxyCase.port)
     }
@@ -86,7 +86,7 @@ struct ReachabilityProbeTests {
     @Test("isReachable(url:) probes the proxy named in the injected environment")
     func isReachableUsesProxy() async {
         let asked = Locked<[String]>([])
-        let probe = ReachabilityProbe { host, port in
+        let probe = ConnectProbe { host, port in
             asked.withLock { $0.append("\(host):\(port)") }
             return true
         }
@@ -97,7 +97,7 @@ struct ReachabilityProbeTests {
 
     @Test("A constant probe answers what it was given, for tests of the reachability condition")
     func constant() async {
-        #expect(await ReachabilityProbe.constant(true).isReachable(host: "anything", port: 1))
-        #expect(await !ReachabilityProbe.constant(false).isReachable(host: "anything", port: 1))
+        #expect(await ConnectProbe.constant(true).isReachable(host: "anything", port: 1))
+        #expect(await !ConnectProbe.constant(false).isReachable(host: "anything", port: 1))
     }
 }
