@@ -5,9 +5,12 @@ public enum BlockedReason {
     /// Describes why the recipe is not on the server at `now`, or nil when the server has its current revision.
     ///
     /// Times are shown as `HH:mm` in `timeZone` when on the same day as `now`, else with the date.
-    public static func describe(_ sync: SyncInfo, at now: Date, timeZone: TimeZone = .current) -> String? {
+    /// A conflict names the recipe's `id` in the command that resolves it.
+    public static func describe(_ sync: SyncInfo, id: Int64 = 0, at now: Date, timeZone: TimeZone = .current) -> String? {
         let state = sync.effectiveState(at: now)
         switch state {
+        case .conflict:
+            return sync.conflict?.blocked(id: id)
         case .synced:
             return nil
         case .uploading:

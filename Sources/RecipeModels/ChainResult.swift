@@ -2,14 +2,14 @@ import Foundation
 
 /// How one recipe's upload chain ended: what the sync tells the recipe's state machine.
 public enum ChainResult: Sendable, Equatable {
-    /// The server acknowledged `revision` (with the image it refers to, if any).
-    case uploaded(revision: Int64)
-    /// The server confirmed the deletion.
+    /// The server acknowledged `revision` as its `version`, whose fields (the recipe's new base) are `base`.
+    case uploaded(revision: Int64, version: Int64, base: RecipeFields)
+    /// The server confirmed the deletion (the recipe goes here too).
     case deleted
     /// A transient failure: try again at `at` (attempts counts this one).
     case retryLater(at: Date, attempts: Int, error: String)
-    /// A permanent failure, or the last allowed attempt failed; `serverVersion` when the server answered 409.
-    case failed(attempts: Int, error: String, serverVersion: Int64?)
+    /// A permanent failure, or the last allowed attempt failed.
+    case failed(attempts: Int, error: String)
     /// `recipes cancel` stopped it: it stays `cancelled` until edited or synced by id.
     case cancelledByUser
     /// The run was interrupted (Ctrl-C, credentials refused, lease lost): left as it was for a later run.

@@ -44,7 +44,7 @@ public enum RecipeSyncMachine {
         /// The user deleted the recipe.
         case deleted
         /// A sync process claims the recipe (`explicit`: `recipes sync <id>`, which resumes cancelled and failed
-        /// recipes, skips their backoff and, after a 409, lifts the revision above the server's version).
+        /// recipes and skips their backoff).
         case claimed(owner: String, now: Date, leaseDuration: TimeInterval, explicit: Bool)
         /// An attempt failed and will be retried within the run (persisted so that `kill -9` keeps the count).
         case attemptFailed(owner: String, attempts: Int, nextAttemptAt: Date, error: String)
@@ -58,6 +58,24 @@ public enum RecipeSyncMachine {
         case leaseReleased(owner: String)
         /// The server could not be reached while the recipe was due.
         case offline(since: Date)
+        /// The recipe's fields were set from a merge with the server's version `version` (a pull, a push answered
+        /// 412, a resolution): `base` is that version's fields, `outcome` says what is left, `fieldsChanged` whether the
+        /// local fields changed (a change bumps the revision), `deleted` whether the recipe stays deleted here.
+        case merged(version: Int64?, base: RecipeFields?, outcome: MergeOutcome, fieldsChanged: Bool, deleted: Bool)
+        /// The server deleted the recipe and this device had not changed it: it goes here too.
+        case removedOnServer
+        /// A background run printed the recipe's conflict (it is not printed again).
+        case conflictReported
+    }
+
+    /// What a merge left.
+    public enum MergeOutcome: Sendable, Equatable {
+        /// The draft is what the server has: nothing to push.
+        case synced
+        /// The draft differs from the server's: it is pushed as the next version.
+        case pending
+        /// A person must choose: neither pushed nor failed until resolved.
+        case conflict(RecipeConflict)
     }
 
     /// What the store does besides writing the new record.
@@ -85,7 +103,7 @@ public enum RecipeSyncMachine {
 
     /// Whether background sync should upload `record` at `now`: it has work left and no backoff ahead.
     public static func isDue(_ record: SyncRecord, at now: Date) -> Bool {
-        guard unsyncedStates.contains(record.sync.state) else { return false }
+        guard unsyncedStates.contains(record.sync.state), record.sync.conflict == nil else { return false }
         return record.sync.nextAttemptAt.map { $0 <= now } ?? true
     }
 
@@ -118,7 +136,6 @@ public enum RecipeSyncMachine {
             next.sync.edit()
             next.sync.state = .deleting
             next.sync.deleted = true
-            next.sync.serverVersion = record.sync.serverVersion
             return Transition(record: next)
         case .claimed(let owner, let now, let duration, let explicit):
             if explicit { resume(&next.sync) }
@@ -158,19 +175,44 @@ public enum RecipeSyncMachine {
         case .offline(let since):
             next.sync.offlineSince = record.sync.offlineSince ?? since
             return Transition(record: next)
+        case .merged(let version, let base, let outcome, let changed, let deleted):
+            if changed { next.sync.revision += 1 }
+            next.sync.serverVersion = version
+            next.sync.base = base
+            next.sync.deleted = deleted
+            next.sync.attempts = 0
+            next.sync.nextAttemptAt = nil
+            next.sync.lastError = nil
+            next.sync.cancelRequested = false
+            next.sync.conflict = nil
+            next.sync.conflictReported = false
+            switch outcome {
+            case .synced:
+                next.sync.state = .synced
+                next.sync.syncedRevision = next.sync.revision
+            case .pending:
+                next.sync.state = deleted ? .deleting : .pending
+            case .conflict(let conflict):
+                next.sync.state = deleted ? .deleting : .pending
+                next.sync.conflict = conflict
+            }
+            return Transition(record: next)
+        case .removedOnServer:
+            return Transition(record: next, effects: [.removeRecipe] + (record.image?.localFileName.map { [.releaseMedia($0)] } ?? []))
+        case .conflictReported:
+            next.sync.conflictReported = true
+            return Transition(record: next)
         }
     }
 
     /// An explicit sync: a cancelled, failed, waiting or stale uploading recipe is due again at once (a failed one from
-    /// attempt 1), and after a 409 its revision goes above the server's version (the user chose to overwrite it).
+    /// attempt 1).
     private static func resume(_ sync: inout SyncInfo) {
         if sync.state == .failed { sync.attempts = 0 }
         if [.cancelled, .failed, .waiting, .uploading].contains(sync.state) {
             sync.state = sync.deleted ? .deleting : .pending
         }
         sync.nextAttemptAt = nil
-        if let server = sync.serverVersion, server >= sync.revision { sync.revision = server + 1 }
-        sync.serverVersion = nil
     }
 
     /// A chain's end (see the type's rules).
@@ -194,7 +236,12 @@ public enum RecipeSyncMachine {
             next.sync.remoteImageSHA256 = confirmed.sha256
             next.sync.remoteImageURL = confirmed.url
         }
-        if case .uploaded(let uploaded) = result, record.sync.revision == uploaded {
+        if case .uploaded(_, let version, let base) = result {
+            // The server has this version now, whatever happened here meanwhile: later drafts are based on it.
+            next.sync.serverVersion = version
+            next.sync.base = base
+        }
+        if case .uploaded(let uploaded, _, _) = result, record.sync.revision == uploaded {
             next.sync.syncedRevision = max(record.sync.syncedRevision, uploaded)
             next.sync.state = .synced
             next.sync.attempts = 0
@@ -202,7 +249,6 @@ public enum RecipeSyncMachine {
             next.sync.lastError = nil
             next.sync.offlineSince = nil
             next.sync.cancelRequested = false
-            next.sync.serverVersion = nil
             letMediaGo()
             if record.sync.leaseOwner == owner { next.sync.releaseLease() }
             return Transition(record: next, effects: effects)
@@ -211,7 +257,7 @@ public enum RecipeSyncMachine {
         let editedMeanwhile = record.sync.revision != claimedRevision
         let open = !editedMeanwhile && unsyncedStates.contains(record.sync.state)
         switch result {
-        case .uploaded(let uploaded):
+        case .uploaded(let uploaded, _, _):
             // An older revision than the current one: the edit made meanwhile is still due.
             next.sync.syncedRevision = max(record.sync.syncedRevision, uploaded)
             next.sync.offlineSince = nil
@@ -227,14 +273,13 @@ public enum RecipeSyncMachine {
             }
             next.sync.lastError = error
             next.sync.offlineSince = nil
-        case .failed(let attempts, let error, let serverVersion):
+        case .failed(let attempts, let error):
             if open {
                 next.sync.state = .failed
                 next.sync.attempts = attempts
                 next.sync.nextAttemptAt = nil
             }
             next.sync.lastError = error
-            next.sync.serverVersion = serverVersion
             next.sync.offlineSince = nil
         case .cancelledByUser:
             if record.sync.state != .cancelled, !editedMeanwhile { next.sync.state = .cancelled }
@@ -250,7 +295,8 @@ public enum RecipeSyncMachine {
 }
 
 extension SyncInfo {
-    /// An edit: the next revision is due, from attempt 1, with no error, backoff, cancellation or 409 to remember.
+    /// An edit: the next revision is due, from attempt 1, with no error, backoff or cancellation to remember (the base
+    /// it was edited from, and any conflict, stay).
     mutating func edit() {
         revision += 1
         state = .pending
@@ -258,7 +304,6 @@ extension SyncInfo {
         nextAttemptAt = nil
         lastError = nil
         cancelRequested = false
-        serverVersion = nil
     }
 
     /// Lets go of the lease.

@@ -32,15 +32,22 @@ public struct SyncInfo: Sendable, Equatable {
     /// The highest revision a sync may have sent the server (recorded with its claim); 0 when none was ever sent, so
     /// that deleting it needs no word to the server.
     public var sentRevision: Int64
-    /// The newer version a server reported in a 409 answer: `recipes sync <id>` uploads the local draft above it.
+    /// The server version this draft is based on (two-way sync's "base"), nil when the server never had the recipe.
     public var serverVersion: Int64?
+    /// The fields of version `serverVersion` as the server has them: the base of a three-way merge; nil when unknown.
+    public var base: RecipeFields?
+    /// What a merge left for a person to choose, if anything; the recipe is then in conflict.
+    public var conflict: RecipeConflict?
+    /// Whether a background run already printed this conflict (cron mails it once).
+    public var conflictReported: Bool
 
     /// Creates sync bookkeeping.
     public init(
         state: SyncState, revision: Int64, syncedRevision: Int64 = 0, attempts: Int = 0, nextAttemptAt: Date? = nil,
         lastError: String? = nil, leaseOwner: String? = nil, leaseExpiresAt: Date? = nil, cancelRequested: Bool = false,
         remoteImageURL: String? = nil, remoteImageSHA256: String? = nil, offlineSince: Date? = nil,
-        deleted: Bool = false, sentRevision: Int64 = 0, serverVersion: Int64? = nil
+        deleted: Bool = false, sentRevision: Int64 = 0, serverVersion: Int64? = nil, base: RecipeFields? = nil,
+        conflict: RecipeConflict? = nil, conflictReported: Bool = false
     ) {
         self.state = state
         self.revision = revision
@@ -57,6 +64,9 @@ public struct SyncInfo: Sendable, Equatable {
         self.deleted = deleted
         self.sentRevision = sentRevision
         self.serverVersion = serverVersion
+        self.base = base
+        self.conflict = conflict
+        self.conflictReported = conflictReported
     }
 
     /// Whether a lease is held and has not lapsed at `now`.
@@ -65,17 +75,19 @@ public struct SyncInfo: Sendable, Equatable {
         return expiry > now
     }
 
-    /// The state to show at `now`: a live lease reads as `uploading`, a lapsed backoff as `pending`.
+    /// The state to show at `now`: conflicts read as `conflict`, a live lease as `uploading`, a lapsed backoff as
+    /// `pending`.
     ///
     /// A stored `uploading` whose lease has lapsed (its process died) reads as `pending` again.
     public func effectiveState(at now: Date) -> SyncState {
+        if conflict != nil { return .conflict }
         switch state {
         case .pending, .waiting, .uploading:
             if hasLiveLease(at: now) { return .uploading }
             if state == .uploading { return .pending }
             if state == .waiting, let next = nextAttemptAt, next <= now { return .pending }
             return state
-        case .synced, .failed, .cancelled, .deleting:
+        case .synced, .failed, .cancelled, .deleting, .conflict:
             return state
         }
     }

@@ -14,4 +14,8 @@ public enum SyncState: String, Sendable, CaseIterable, Codable {
     case cancelled
     /// Deleted locally; the deletion is still to be sent to the server.
     case deleting
+    /// Changed here and on the server in ways a person must choose between (two-way sync): neither pushed nor failed.
+    /// Shown, never stored in the `state` column: a recipe is in conflict while it carries conflicts
+    /// (`SyncInfo.conflict`), whatever it was before.
+    case conflict
 }

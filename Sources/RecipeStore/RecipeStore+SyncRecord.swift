@@ -10,7 +10,7 @@ extension RecipeStore {
     static let recordColumns = [
         "state", "revision", "synced_revision", "attempts", "next_attempt_at", "last_error", "lease_owner",
         "lease_expires_at", "cancel_requested", "remote_image_url", "remote_image_sha256", "offline_since", "deleted",
-        "sent_revision", "server_version", "image_file",
+        "sent_revision", "server_version", "image_file", "base_fields", "conflicts", "conflict_reported",
     ]
 
     /// `UPDATE … SET <every record column> WHERE id = ? AND <every record column> IS <as read>`.
@@ -27,7 +27,8 @@ extension RecipeStore {
             sync.nextAttemptAt?.timeIntervalSince1970, sync.lastError, sync.leaseOwner,
             sync.leaseExpiresAt?.timeIntervalSince1970, sync.cancelRequested, sync.remoteImageURL,
             sync.remoteImageSHA256, sync.offlineSince?.timeIntervalSince1970, sync.deleted, sync.sentRevision,
-            sync.serverVersion, record.image?.localFileName,
+            sync.serverVersion, record.image?.localFileName, sync.base?.storedJSON, sync.conflict?.storedJSON,
+            sync.conflictReported,
         ]
     }
 
@@ -83,5 +84,6 @@ extension RecipeStore {
         .joined(separator: ", ") + ")"
 
     /// The SQL condition of `RecipeSyncMachine.isDue` at `?` (now), for queries over many recipes.
-    static let dueCondition = "state IN \(unsyncedStates) AND (next_attempt_at IS NULL OR next_attempt_at <= ?)"
+    static let dueCondition =
+        "state IN \(unsyncedStates) AND conflicts IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?)"
 }
