@@ -213,7 +213,7 @@ let package = Package(
             name: "ReferenceServerTests",
             dependencies: [
                 "ReferenceServer", "RecipesServerExecutable", .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -64,8 +64,6 @@ public enum RecipeSyncMachine {
         case merged(version: Int64?, base: RecipeFields?, outcome: MergeOutcome, fieldsChanged: Bool, deleted: Bool)
         /// The server deleted the recipe and this device had not changed it: it goes here too.
         case removedOnServer
-        /// A background run printed the recipe's conflict (it is not printed again).
-        case conflictReported
     }
 
     /// What a merge left.
@@ -185,7 +183,6 @@ public enum RecipeSyncMachine {
             next.sync.lastError = nil
             next.sync.cancelRequested = false
             next.sync.conflict = nil
-            next.sync.conflictReported = false
             switch outcome {
             case .synced:
                 next.sync.state = .synced
@@ -199,9 +196,6 @@ public enum RecipeSyncMachine {
             return Transition(record: next)
         case .removedOnServer:
             return Transition(record: next, effects: [.removeRecipe] + (record.image?.localFileName.map { [.releaseMedia($0)] } ?? []))
-        case .conflictReported:
-            next.sync.conflictReported = true
-            return Transition(record: next)
         }
     }
 

@@ -23,6 +23,16 @@ public struct SyncEvent: Sendable, Equatable {
         case offline
         /// The recipe was not uploaded in this run: busy in another process, or waiting for a later retry.
         case skipped
+        /// A recipe this device did not have, or had not changed, was taken from the server.
+        case pulled
+        /// A change from the server was merged with local edits, field by field.
+        case merged
+        /// A change here and a change on the server need a person to choose (`recipes resolve`).
+        case conflict
+        /// A recipe deleted on the server (and not changed here) was removed here.
+        case removed
+        /// An image was downloaded from the server.
+        case downloaded
     }
 
     /// Which request of the chain an event is about (the `step` field of `--json`).
@@ -91,27 +101,44 @@ public struct SyncSummary: Sendable, Equatable {
     public var cancelled = 0
     /// Recipes still waiting: offline, backoff, busy in another process, or edited during their upload.
     public var waiting = 0
+    /// Recipes taken from the server (added or replaced).
+    public var pulled = 0
+    /// Changes from the server merged with local edits.
+    public var merged = 0
+    /// Recipes in conflict after this run (each waits for a person).
+    public var conflicts = 0
+    /// Recipes removed here because the server deleted them.
+    public var removed = 0
+    /// Why the pull stopped before the server's latest change (the server unreachable, failing), if it did.
+    public var pullStopped: String?
     /// Whether the server refused the credentials (the run stopped).
     public var credentialsRefused = false
 
     /// Creates an empty summary.
-    public init(done: Int = 0, failed: Int = 0, cancelled: Int = 0, waiting: Int = 0, credentialsRefused: Bool = false) {
+    public init(
+        done: Int = 0, failed: Int = 0, cancelled: Int = 0, waiting: Int = 0, credentialsRefused: Bool = false,
+        pulled: Int = 0, merged: Int = 0, conflicts: Int = 0, removed: Int = 0
+    ) {
         self.done = done
         self.failed = failed
         self.cancelled = cancelled
         self.waiting = waiting
         self.credentialsRefused = credentialsRefused
+        self.pulled = pulled
+        self.merged = merged
+        self.conflicts = conflicts
+        self.removed = removed
     }
 
     /// How the run ended for the person who started it, the most serious first: the credentials were refused, else
-    /// a recipe failed (a person must act), else some work is left for a later run (offline, backoff, busy,
-    /// cancelled during the run), else everything asked for is on the server.
+    /// a recipe failed or is in conflict (a person must act), else some work is left for a later run (offline,
+    /// backoff, busy, cancelled during the run), else everything asked for is on the server.
     public enum Verdict: Sendable, Equatable {
         /// Everything asked for is on the server.
         case complete
         /// Some work is left for a later run.
         case workLeft
-        /// A recipe failed and waits for a person.
+        /// A recipe failed, or a conflict waits for a person.
         case someFailed
         /// The server refused the credentials; the run stopped.
         case credentialsRefused
@@ -120,8 +147,8 @@ public struct SyncSummary: Sendable, Equatable {
     /// The run's verdict (see `Verdict`).
     public var verdict: Verdict {
         if credentialsRefused { return .credentialsRefused }
-        if failed > 0 { return .someFailed }
-        if waiting > 0 || cancelled > 0 { return .workLeft }
+        if failed > 0 || conflicts > 0 { return .someFailed }
+        if waiting > 0 || cancelled > 0 || pullStopped != nil { return .workLeft }
         return .complete
     }
 }

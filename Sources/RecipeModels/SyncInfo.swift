@@ -38,8 +38,6 @@ public struct SyncInfo: Sendable, Equatable {
     public var base: RecipeFields?
     /// What a merge left for a person to choose, if anything; the recipe is then in conflict.
     public var conflict: RecipeConflict?
-    /// Whether a background run already printed this conflict (cron mails it once).
-    public var conflictReported: Bool
 
     /// Creates sync bookkeeping.
     public init(
@@ -47,7 +45,7 @@ public struct SyncInfo: Sendable, Equatable {
         lastError: String? = nil, leaseOwner: String? = nil, leaseExpiresAt: Date? = nil, cancelRequested: Bool = false,
         remoteImageURL: String? = nil, remoteImageSHA256: String? = nil, offlineSince: Date? = nil,
         deleted: Bool = false, sentRevision: Int64 = 0, serverVersion: Int64? = nil, base: RecipeFields? = nil,
-        conflict: RecipeConflict? = nil, conflictReported: Bool = false
+        conflict: RecipeConflict? = nil
     ) {
         self.state = state
         self.revision = revision
@@ -66,7 +64,6 @@ public struct SyncInfo: Sendable, Equatable {
         self.serverVersion = serverVersion
         self.base = base
         self.conflict = conflict
-        self.conflictReported = conflictReported
     }
 
     /// Whether a lease is held and has not lapsed at `now`.

@@ -172,19 +172,17 @@ extension Migration {
             sql: ####"""
             -- Two-way sync (CONTRACT section 6): what a recipe's draft is based on, what a merge left for a person, and where in
             -- the server's changes feed this home has read to.
-            --   server_version:    from now on the server version this draft is based on, NULL when the server never had the
+            --   server_version: from now on the server version this draft is based on, NULL when the server never had the
             --                      recipe (until now it held the newer version a 409 answer named; servers answer 412 instead).
             --                      Servers took the client's revision as the version until now, so a synced recipe's base
             --                      version is its synced revision.
-            --   base_fields:       that version's fields (the base of three-way merges) as RecipeFields' stored JSON; NULL when
+            --   base_fields:    that version's fields (the base of three-way merges) as RecipeFields' stored JSON; NULL when
             --                      unknown: a recipe edited since its last upload then merges against nothing, and every field
             --                      both sides set differently is a conflict a person resolves.
-            --   conflicts:         what a merge left for a person (RecipeConflict's stored JSON); NULL when none. The recipe is in
+            --   conflicts:      what a merge left for a person (RecipeConflict's stored JSON); NULL when none. The recipe is in
             --                      `conflict` while it is set; `state` keeps what it was.
-            --   conflict_reported: whether a background run has printed this conflict already (cron mails it once).
             ALTER TABLE recipes ADD COLUMN base_fields TEXT;
             ALTER TABLE recipes ADD COLUMN conflicts TEXT;
-            ALTER TABLE recipes ADD COLUMN conflict_reported INTEGER NOT NULL DEFAULT 0 CHECK (conflict_reported IN (0, 1));
             UPDATE recipes SET server_version = CASE WHEN synced_revision > 0 THEN synced_revision ELSE NULL END;
             UPDATE recipes SET base_fields = json_object(
                     'description', description,

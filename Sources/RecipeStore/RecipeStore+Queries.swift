@@ -52,7 +52,7 @@ extension RecipeStore {
         id, uuid, title, description, recipe_yield, keywords, image_sha256, image_format, image_bytes, image_file,
         state, revision, synced_revision, attempts, next_attempt_at, last_error, lease_owner, lease_expires_at,
         cancel_requested, remote_image_url, remote_image_sha256, offline_since, updated_at, deleted, sent_revision,
-        server_version, base_fields, conflicts, conflict_reported
+        server_version, base_fields, conflicts
         """
 
     /// Decodes one row selected with `recipeColumns` (parts are loaded separately).
@@ -81,8 +81,7 @@ extension RecipeStore {
             sentRevision: row[24],
             serverVersion: row[25],
             base: (row[26] as String?).flatMap(RecipeFields.init(storedJSON:)),
-            conflict: (row[27] as String?).flatMap { try? RecipeConflict(storedJSON: $0) },
-            conflictReported: row[28])
+            conflict: (row[27] as String?).flatMap { try? RecipeConflict(storedJSON: $0) })
         let uuidText: String = row[1]
         return Recipe(
             id: row[0],

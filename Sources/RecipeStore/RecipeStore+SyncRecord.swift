@@ -10,7 +10,7 @@ extension RecipeStore {
     static let recordColumns = [
         "state", "revision", "synced_revision", "attempts", "next_attempt_at", "last_error", "lease_owner",
         "lease_expires_at", "cancel_requested", "remote_image_url", "remote_image_sha256", "offline_since", "deleted",
-        "sent_revision", "server_version", "image_file", "base_fields", "conflicts", "conflict_reported",
+        "sent_revision", "server_version", "image_file", "base_fields", "conflicts",
     ]
 
     /// `UPDATE … SET <every record column> WHERE id = ? AND <every record column> IS <as read>`.
@@ -28,7 +28,6 @@ extension RecipeStore {
             sync.leaseExpiresAt?.timeIntervalSince1970, sync.cancelRequested, sync.remoteImageURL,
             sync.remoteImageSHA256, sync.offlineSince?.timeIntervalSince1970, sync.deleted, sync.sentRevision,
             sync.serverVersion, record.image?.localFileName, sync.base?.storedJSON, sync.conflict?.storedJSON,
-            sync.conflictReported,
         ]
     }
 

@@ -28,6 +28,8 @@ public final class RecipeStore: Sendable {
     let pool: any DatabaseWriter
     /// The local image copies.
     public let media: MediaLibrary
+    /// The images of synced recipes.
+    public let images: ImageLibrary
     /// The clock edits are stamped with.
     let now: @Sendable () -> Date
     /// How this store uses the database file.
@@ -59,6 +61,7 @@ public final class RecipeStore: Sendable {
         let known = migrations.map(\.identifier)
         self.home = home
         self.media = MediaLibrary(directory: home.mediaURL)
+        self.images = ImageLibrary(directory: home.imagesURL)
         self.now = now
         self.access = access
         if access == .readOnly {

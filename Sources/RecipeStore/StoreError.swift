@@ -28,6 +28,9 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         /// A folder recipes writes and deletes its own files in (`media/`, `outbox/`, `images/`) is a symbolic link.
         case symlinkedFolder(path: String, destination: String)
         case database(detail: String)
+        case downloadRefused(sha256: String, reason: String)
+        case unknownConflict(id: Int64)
+        case resolution(detail: String)
         case badSearch(String)
     }
 
@@ -110,6 +113,12 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
                 + "is) and run the command again"
         case .database(let detail):
             return "database error: \(detail)"
+        case .downloadRefused(let sha256, let reason):
+            return "the server's image \(sha256.prefix(12))… was not kept: \(reason); nothing of it was applied"
+        case .unknownConflict(let id):
+            return "recipe \(id) has no conflict to resolve; `recipes conflicts` lists the recipes that do"
+        case .resolution(let detail):
+            return detail
         case .badSearch(let message):
             return message
         }

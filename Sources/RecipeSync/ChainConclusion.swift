@@ -29,6 +29,8 @@ struct ChainConclusion: Sendable {
         var step: SyncEvent.Step?
         /// The attempts counted (earlier runs included) by the step that ended it.
         var attempts: Int
+        /// What the last step achieved, when the chain succeeded.
+        var pushed: PushResult?
         /// Why this process stopped the chain, if it did (`recipes cancel`, Ctrl-C, credentials, lease lost).
         var stop: StopReason?
     }
@@ -43,9 +45,12 @@ struct ChainConclusion: Sendable {
         }
         switch ending.outcome {
         case .succeeded:
-            return ChainConclusion(
-                result: claim.isDeletion ? .deleted : .uploaded(revision: claim.revision), events: [event(.done)],
-                tally: SyncSummary(), stopsRun: nil)
+            let result: ChainResult
+            switch ending.pushed {
+            case .uploaded(let revision, let version, let base)?: result = .uploaded(revision: revision, version: version, base: base)
+            case .deleted?, nil: result = .deleted
+            }
+            return ChainConclusion(result: result, events: [event(.done)], tally: SyncSummary(), stopsRun: nil)
         case .failed(let error):
             let failure = error as? StepFailure
             let message = failure?.message ?? describe(error)
@@ -55,11 +60,15 @@ struct ChainConclusion: Sendable {
                 return ChainConclusion(
                     result: .interrupted(error: message), events: [event(.skipped, error: message)],
                     tally: SyncSummary(waiting: 1, credentialsRefused: true), stopsRun: .credentials)
-            case .conflict(let version):
+            case .conflict:
+                // Merged with the server's copy, which left conflicts: recorded by the merge, waiting for a person.
                 return ChainConclusion(
-                    result: .failed(attempts: ending.attempts, error: message, serverVersion: version),
-                    events: [event(.failed, attempt: ending.attempts, error: message)], tally: SyncSummary(failed: 1),
-                    stopsRun: nil)
+                    result: .interrupted(error: nil), events: [event(.conflict, error: message)],
+                    tally: SyncSummary(conflicts: 1), stopsRun: nil)
+            case .later:
+                return ChainConclusion(
+                    result: .interrupted(error: message), events: [event(.skipped, error: message)],
+                    tally: SyncSummary(waiting: 1), stopsRun: nil)
             case .leaseLost:
                 return ChainConclusion(
                     result: .interrupted(error: nil), events: [event(.cancelled, error: message)],
@@ -67,12 +76,12 @@ struct ChainConclusion: Sendable {
             case .transient:
                 let text = "gave up after \(ending.attempts) attempts: \(message)"
                 return ChainConclusion(
-                    result: .failed(attempts: ending.attempts, error: text, serverVersion: nil),
+                    result: .failed(attempts: ending.attempts, error: text),
                     events: [event(.failed, attempt: ending.attempts, error: text)], tally: SyncSummary(failed: 1),
                     stopsRun: nil)
             case .permanent, nil:
                 return ChainConclusion(
-                    result: .failed(attempts: ending.attempts, error: message, serverVersion: nil),
+                    result: .failed(attempts: ending.attempts, error: message),
                     events: [event(.failed, attempt: ending.attempts, error: message)], tally: SyncSummary(failed: 1),
                     stopsRun: nil)
             }
@@ -139,5 +148,10 @@ extension SyncSummary {
         cancelled += other.cancelled
         waiting += other.waiting
         credentialsRefused = credentialsRefused || other.credentialsRefused
+        pulled += other.pulled
+        merged += other.merged
+        conflicts += other.conflicts
+        removed += other.removed
+        pullStopped = pullStopped ?? other.pullStopped
     }
 }

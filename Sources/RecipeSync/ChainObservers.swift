@@ -48,8 +48,8 @@ struct ChainEndObserver: ProcedureObserver {
     let chain: UploadChain
 
     func procedure(_ procedure: AnyProcedure, didFinishWith outcome: ProcedureOutcome) {
-        let (step, attempts, confirmed) = chain.ending(outcome)
-        run.conclude(chain.claim, outcome, step: step, attempts: attempts, confirmedImage: confirmed)
+        let (step, attempts, confirmed, pushed) = chain.ending(outcome)
+        run.conclude(chain.claim, outcome, step: step, attempts: attempts, confirmedImage: confirmed, pushed: pushed)
         run.registry.remove(chain.claim.recipe.id)
     }
 }

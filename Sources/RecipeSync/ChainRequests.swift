@@ -19,9 +19,10 @@ struct ChainRequests: Sendable {
 
     /// Sends `request`, turning a failure without an answer into a `StepFailure`.
     func send(_ request: HTTPRequest, what: String,
-              progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws -> HTTPResponse {
+              progress: (@Sendable (TransferProgress) -> Void)? = nil,
+              sink: (any ResponseBodySink)? = nil) async throws -> HTTPResponse {
         do {
-            return try await client.send(request, progress: progress)
+            return try await client.send(request, progress: progress, streamingSuccessTo: sink)
         } catch {
             if error.kind == .halted {
                 // Another request's credentials were refused and the client sends nothing more: the same refusal
@@ -69,10 +70,49 @@ struct ChainRequests: Sendable {
 
     /// The JSON step: writes the outbox file of exactly this revision, checks that the lease is still this process's
     /// and the recipe not deleted (`mayUpload`: as the poller last saw it, or the database), then `PUT`s the bytes
-    /// written. Only an answer naming this recipe and this revision's version counts as acknowledged.
-    func sendRecipe(_ claim: SyncClaim, imageURL: String?) async throws {
+    /// written as the server's version `base + 1`, conditional on the server still having `base` (CONTRACT section 3).
+    /// Only an answer naming this recipe and that version counts as acknowledged. A `412` (another device wrote first)
+    /// is read, merged and pushed again, at most `maxRounds` times in all (`pushAfterStale`).
+    func sendRecipe(_ claim: SyncClaim, imageURL: String?) async throws -> PushResult {
+        var claim = claim
+        var imageURL = imageURL
+        for _ in 1...Self.maxRounds {
+            switch try await push(claim, imageURL: imageURL) {
+            case .acknowledged(let result):
+                return result
+            case .stale:
+                switch try await mergeServerCopy(into: claim) {
+                case .push(let merged):
+                    claim = merged
+                    imageURL = Self.knownImageURL(of: merged.recipe)
+                case .synced(let revision, let version, let base):
+                    return .uploaded(revision: revision, version: version, base: base)
+                case .conflict(let conflict):
+                    throw StepFailure(.conflict, conflict.summary)
+                case .gone:
+                    throw StepFailure(.later, "the recipe changed on the server and was taken over or removed meanwhile")
+                }
+            }
+        }
+        throw StepFailure(
+            .later, "another device kept writing this recipe while it was merged (\(Self.maxRounds) rounds); a later run goes on")
+    }
+
+    /// How many times a push answered `412` is merged and sent again in one run.
+    static let maxRounds = 3
+
+    /// What one push came to.
+    private enum PushAnswer {
+        case acknowledged(PushResult)
+        case stale
+    }
+
+    /// One `PUT` of `claim`'s revision.
+    private func push(_ claim: SyncClaim, imageURL: String?) async throws -> PushAnswer {
         let what = "recipe"
-        let document = RecipeDocument.encode(claim.recipe, revision: claim.revision, imageURL: imageURL)
+        let base = claim.recipe.sync.serverVersion
+        let version = (base ?? 0) + 1
+        let document = RecipeDocument.encode(claim.recipe, version: version, imageURL: imageURL)
         let sending: Bool
         do {
             // The file of a chain that already succeeded is recycled (see `Outbox.write`).
@@ -86,37 +126,166 @@ struct ChainRequests: Sendable {
         guard sending else {
             throw StepFailure(.leaseLost, "the recipe was deleted or taken over by another process meanwhile")
         }
-        let response = try await send(api.putRecipe(uuid: claim.recipe.uuid, document: document), what: what)
+        let request = api.putRecipe(uuid: claim.recipe.uuid, document: document, base: base)
+        let response = try await send(request, what: what)
         switch response.status {
         case 200..<300:
             switch ServerAPI.recipeAcknowledgement(response, uuid: claim.recipe.uuid) {
-            case .success(let version) where version == claim.revision:
-                return
-            case .success(let version):
-                throw StepFailure(
-                    .permanent, "recipe: the server acknowledged version \(version) instead of \(claim.revision)")
+            case .success(let acknowledged) where acknowledged == version:
+                var fields = RecipeFields(claim.recipe)
+                fields.image = imageURL.flatMap(RecipeImage.init(serverURL:))
+                return .acknowledged(.uploaded(revision: claim.revision, version: version, base: fields))
+            case .success(let acknowledged):
+                throw StepFailure(.permanent, "recipe: the server acknowledged version \(acknowledged) instead of \(version)")
             case .failure(let unexpected):
                 throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
             }
-        case 409:
-            let version = ServerAPI.version(inAnswer: response.body) ?? claim.revision
-            throw StepFailure(
-                .conflict(serverVersion: version),
-                "recipe: the server has version \(version), newer than local revision \(claim.revision); "
-                    + "run `recipes sync \(claim.recipe.id)` to upload the local draft over it")
+        case 412:
+            return .stale
         default:
             throw failure(response, what: what)
         }
     }
 
-    /// The delete step: `DELETE`; `204`, or a contract error saying it is already gone, counts as done.
-    func sendDelete(_ claim: SyncClaim) async throws {
-        let response = try await send(api.deleteRecipe(uuid: claim.recipe.uuid), what: "delete")
+    /// Reads the server's copy of `claim`'s recipe (its image downloaded first when this device lacks it) and merges
+    /// it into the draft (`RecipeStore.mergeAfterStale`).
+    private func mergeServerCopy(into claim: SyncClaim) async throws -> StaleMerge {
+        let copy = try await serverCopy(of: claim.recipe.uuid)
+        do {
+            guard let copy else { return .push(try store.pushAsNew(claim, owner: settings.owner)) }
+            return try store.mergeAfterStale(claim, copy: copy, owner: settings.owner)
+        } catch {
+            throw StepFailure(.transient(retryAfter: nil), "cannot merge the server's copy: \(error.localizedDescription)")
+        }
+    }
+
+    /// The server's copy of recipe `uuid` (`GET /v1/recipes/{uuid}`), its image in `images/`; nil when the server
+    /// never had it (a server other than the one this draft was based on).
+    func serverCopy(of uuid: UUID) async throws -> ServerCopy? {
+        let what = "recipe"
+        let response = try await send(api.getRecipe(uuid: uuid), what: what)
+        switch response.status {
+        case 200:
+            guard let recipe = ServerRecipe(document: response.body), recipe.identifier == uuid else {
+                throw StepFailure(.transient(retryAfter: nil), "\(what): the server's copy is not a recipe document it could have stored")
+            }
+            if let image = recipe.fields.image, let url = image.serverURL, store.images.image(sha256: image.sha256) == nil {
+                _ = try await downloadImage(sha256: image.sha256, url: url)
+            }
+            return .live(version: recipe.version, fields: recipe.fields)
+        case 410:
+            guard let version = ServerAPI.tombstoneVersion(inAnswer: response.body) else {
+                throw failure(response, what: what)
+            }
+            return .deleted(version: version)
+        case 404:
+            return nil
+        default:
+            throw failure(response, what: what)
+        }
+    }
+
+    /// Downloads image `sha256` from `url` into `images/`: streamed to a temporary file, its SHA-256 checked, renamed
+    /// into place whole (see `ImageLibrary`).
+    func downloadImage(sha256: String, url: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws -> ImageReference {
+        let what = "image \(sha256.prefix(12))"
+        let download: ImageDownload
+        do {
+            download = try store.images.beginDownload(sha256: sha256)
+        } catch {
+            throw StepFailure(.transient(retryAfter: nil), "\(what): \(error.localizedDescription)")
+        }
+        let sink = DownloadSink(download, progress: progress)
+        let response: HTTPResponse
+        do {
+            response = try await send(api.getImage(url: url), what: what, sink: sink)
+        } catch let failure as StepFailure {
+            download.discard()
+            if let refusal = download.refusal { throw StepFailure(.permanent, "\(what): \(refusal)") }
+            throw failure
+        }
+        guard response.status == 200 else {
+            download.discard()
+            throw failure(response, what: what)
+        }
+        do {
+            return try store.images.install(download)
+        } catch {
+            throw StepFailure(.permanent, "\(what): \(error.localizedDescription)")
+        }
+    }
+
+    /// The URL the server gave for `recipe`'s image, when the server has that image (nil: none, or not uploaded).
+    static func knownImageURL(of recipe: Recipe) -> String? {
+        guard let image = recipe.image, image.sha256 == recipe.sync.remoteImageSHA256 else { return nil }
+        return recipe.sync.remoteImageURL
+    }
+
+    /// The delete step: `DELETE` conditional on the server still having the base version; `204`, or a contract error
+    /// saying it is already gone, counts as done. A `412` (the server changed it since) is a conflict for a person:
+    /// deleted here, changed on the server.
+    func sendDelete(_ claim: SyncClaim) async throws -> PushResult {
+        // Sent before without an answer (the server's version unknown here): what the server has decides.
+        guard let base = try await deletionBase(claim) else { return .deleted }
+        let response = try await send(api.deleteRecipe(uuid: claim.recipe.uuid, base: base), what: "delete")
+        if response.status == 412 {
+            switch try await mergeServerCopy(into: claim) {
+            case .conflict(let conflict): throw StepFailure(.conflict, conflict.summary)
+            case .gone, .synced: return .deleted
+            case .push: throw StepFailure(.later, "the recipe changed on the server while its deletion was sent; a later run goes on")
+            }
+        }
         guard (200..<300).contains(response.status) || response.status == 404 || response.status == 410 else {
             throw failure(response, what: "delete")
         }
         if case .failure(let unexpected) = ServerAPI.deletionAcknowledgement(response) {
             throw StepFailure(.transient(retryAfter: nil), "delete: \(unexpected)")
         }
+        return .deleted
+    }
+}
+
+extension ChainRequests {
+    /// The version a deletion is based on: the recipe's server version, or, when a push of it went without an answer,
+    /// the version the server has (nil when it has none: there is nothing to delete there).
+    func deletionBase(_ claim: SyncClaim) async throws -> Int64? {
+        if let base = claim.recipe.sync.serverVersion { return base }
+        let response = try await send(api.getRecipe(uuid: claim.recipe.uuid), what: "delete")
+        switch response.status {
+        case 200:
+            guard let recipe = ServerRecipe(document: response.body) else { throw failure(response, what: "delete") }
+            return recipe.version
+        case 404, 410:
+            return nil
+        default:
+            throw failure(response, what: "delete")
+        }
+    }
+}
+
+/// What a chain's last step achieved.
+enum PushResult: Sendable, Equatable {
+    /// The server has `revision` as its `version`, whose fields are `base`.
+    case uploaded(revision: Int64, version: Int64, base: RecipeFields)
+    /// The server has the deletion.
+    case deleted
+}
+
+/// Hands a download's bytes from the transport to the images folder, counting them for progress.
+final class DownloadSink: ResponseBodySink, @unchecked Sendable {
+    // @unchecked Sendable: the transport calls `receive` on one thread, in order; nothing else touches `received`.
+    private let download: ImageDownload
+    private let progress: (@Sendable (Int64) -> Void)?
+    private var received: Int64 = 0
+
+    init(_ download: ImageDownload, progress: (@Sendable (Int64) -> Void)?) {
+        self.download = download
+        self.progress = progress
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        received += Int64(bytes.count)
+        progress?(received)
+        return download.receive(bytes)
     }
 }

@@ -7,13 +7,14 @@ import Glibc
 
 /// The recipe as the server receives it: a schema.org `Recipe` in JSON-LD (CONTRACT section 3).
 ///
-/// The bytes are a pure function of the recipe, the revision and the image URL, so a retried upload sends the same
+/// The bytes are a pure function of the recipe, the version and the image URL, so a retried upload sends the same
 /// document and the outbox file of a revision is reproducible: compact JSON, keys in sorted order, slashes not
 /// escaped — the bytes `JSONEncoder` with `.sortedKeys` and `.withoutEscapingSlashes` writes (a test holds the two to
 /// the same bytes). Written by hand because `JSONEncoder` was a twentieth of a 1,000-recipe sync's CPU.
 public enum RecipeDocument {
-    /// The JSON document for `recipe` at `revision`, referring to the server's `imageURL` when it has an image.
-    public static func encode(_ recipe: Recipe, revision: Int64, imageURL: String?) -> Data {
+    /// The JSON document for `recipe` as the server's version `version`, referring to the server's `imageURL` when it
+    /// has an image.
+    public static func encode(_ recipe: Recipe, version: Int64, imageURL: String?) -> Data {
         var out: [UInt8] = []
         out.reserveCapacity(512)
         // Keys in sorted (byte) order: @context, @type, dateModified, description, identifier, image, keywords, name,
@@ -47,7 +48,7 @@ public enum RecipeDocument {
         out.append(contentsOf: #"],"recipeYield":"#.utf8)
         appendString(recipe.recipeYield, to: &out)
         out.append(contentsOf: #","version":"#.utf8)
-        out.append(contentsOf: String(revision).utf8)
+        out.append(contentsOf: String(version).utf8)
         out.append(UInt8(ascii: "}"))
         return Data(out)
     }

@@ -48,8 +48,8 @@ struct RunReports: Sendable {
         }
     }
 
-    /// Records and reports that the server is unreachable: nothing sent, no attempt counted.
-    func reportOffline(_ api: ServerAPI, ids: [Int64]?, since: Date) throws -> SyncSummary {
+    /// Records and reports that the server is unreachable: nothing sent or pulled, no attempt counted.
+    func reportOffline(_ api: ServerAPI, ids: [Int64]?, since: Date, pulling: Bool) throws -> SyncSummary {
         let recipes = try store.dueRecipes(at: since, ids: ids).filter { recipe in
             recipe.sync.state != .synced || recipe.sync.revision > recipe.sync.syncedRevision
         }
@@ -62,6 +62,7 @@ struct RunReports: Sendable {
         }
         return tally.withLock { summary in
             summary.waiting += recipes.count
+            if pulling { summary.pullStopped = "cannot reach \(target)" }
             return summary
         }
     }

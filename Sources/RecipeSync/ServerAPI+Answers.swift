@@ -118,9 +118,18 @@ extension ServerAPI {
         }
     }
 
-    /// The `version` of a `409` answer (`{"error":…,"version":N}`), if it carries one.
-    public static func version(inAnswer body: Data) -> Int64? {
+    /// What a `412` answer says the server has: `{"error":"stale","version":N,"deleted":…}`; nil when the body is not
+    /// that (then the server's copy is read all the same).
+    public static func staleVersion(inAnswer body: Data) -> Int64? {
         guard case .integer(let version)? = AnswerFields.parse(body)?["version"] else { return nil }
+        return version
+    }
+
+    /// The version of a `410` answer to `GET /v1/recipes/{uuid}` (`{"error":"deleted","version":N}`), if it says one.
+    public static func tombstoneVersion(inAnswer body: Data) -> Int64? {
+        guard let fields = AnswerFields.parse(body), case .string("deleted")? = fields["error"],
+            case .integer(let version)? = fields["version"]
+        else { return nil }
         return version
     }
 

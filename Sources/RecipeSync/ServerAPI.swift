@@ -42,17 +42,40 @@ public struct ServerAPI: Sendable, Equatable {
             answerDeadline: Self.answerDeadline)
     }
 
-    /// `PUT /v1/recipes/{uuid}` of `document`, the bytes just written to the recipe's outbox file (sent from memory:
-    /// reading the file back cost four system calls per recipe and gave the same bytes).
-    public func putRecipe(uuid: UUID, document: Data) -> HTTPRequest {
+    /// `PUT /v1/recipes/{uuid}` of `document`, the bytes just written to the recipe's outbox file, conditional on the
+    /// server having version `base` (`If-Match`), or none when `base` is nil (`If-None-Match: *`, a recipe the server
+    /// never had).
+    public func putRecipe(uuid: UUID, document: Data, base: Int64?) -> HTTPRequest {
         HTTPRequest(
-            method: .put, url: "\(baseURL)/v1/recipes/\(uuid.lowercasedString)",
+            method: .put, url: recipeURL(uuid), headers: Self.precondition(base),
             body: .data(document, contentType: "application/json"), answerDeadline: Self.answerDeadline)
     }
 
-    /// `DELETE /v1/recipes/{uuid}`.
-    public func deleteRecipe(uuid: UUID) -> HTTPRequest {
-        HTTPRequest(
-            method: .delete, url: "\(baseURL)/v1/recipes/\(uuid.lowercasedString)", answerDeadline: Self.answerDeadline)
+    /// `DELETE /v1/recipes/{uuid}`, conditional on the server having version `base` (`If-Match`).
+    public func deleteRecipe(uuid: UUID, base: Int64) -> HTTPRequest {
+        HTTPRequest(method: .delete, url: recipeURL(uuid), headers: ["If-Match": "\"\(base)\""], answerDeadline: Self.answerDeadline)
+    }
+
+    /// `GET /v1/recipes/{uuid}`: the server's copy, read after a `412`.
+    public func getRecipe(uuid: UUID) -> HTTPRequest {
+        HTTPRequest(method: .get, url: recipeURL(uuid))
+    }
+
+    /// `GET /v1/images/{sha256}` of an image at `url` (the recipe names its image by the URL the server gave).
+    public func getImage(url: String) -> HTTPRequest {
+        HTTPRequest(method: .get, url: url)
+    }
+
+    /// `GET /v1/changes?since=&limit=`: a page of the changes feed.
+    public func changes(since: Int64, limit: Int) -> HTTPRequest {
+        HTTPRequest(method: .get, url: "\(baseURL)/v1/changes?since=\(since)&limit=\(limit)")
+    }
+
+    /// The URL of recipe `uuid`.
+    private func recipeURL(_ uuid: UUID) -> String { "\(baseURL)/v1/recipes/\(uuid.lowercasedString)" }
+
+    /// The precondition headers of a write based on server version `base` (nil: the server never had the recipe).
+    static func precondition(_ base: Int64?) -> [String: String] {
+        base.map { ["If-Match": "\"\($0)\""] } ?? ["If-None-Match": "*"]
     }
 }

@@ -3,7 +3,7 @@ import OperationEngine
 import Transport
 
 /// Why one step of a recipe's chain failed, sorted the way the retry policy and the run need.
-public struct StepFailure: Error, RetryClassifiable, CustomStringConvertible, Sendable {
+public struct StepFailure: Error, RetryClassifiable, CustomStringConvertible, Sendable, Equatable {
     /// The kind of failure.
     public enum Kind: Sendable, Equatable {
         /// Worth retrying later (reset, timeout, 408, 429, 5xx), after at least `retryAfter` when the server said so.
@@ -12,8 +12,11 @@ public struct StepFailure: Error, RetryClassifiable, CustomStringConvertible, Se
         case permanent
         /// The server refused the credentials (401, 403): the whole run stops, exit 77.
         case credentials
-        /// The server already has a newer version (409): the recipe becomes `failed` until synced by id.
-        case conflict(serverVersion: Int64)
+        /// Another device wrote first and the merge left conflicts: a person must choose (`recipes resolve`).
+        case conflict
+        /// Not done in this run, nothing failed: another device kept writing while this one merged (three rounds of
+        /// `412`), or the recipe changed hands; a later run goes on.
+        case later
         /// This process lost the recipe's lease, or the recipe was deleted meanwhile: stop without recording a failure.
         case leaseLost
     }

@@ -61,21 +61,22 @@ public final class SyncRun: Sendable {
     public func run() async throws -> SyncSummary {
         let now = settings.now()
         if let ids = options.ids { _ = try store.recipes(ids: ids) }  // unknown ids: fail before anything changes
-        let due = try options.ids != nil || store.hasDueWork(at: now)
+        let due = try options.pushes && (options.ids != nil || store.hasDueWork(at: now))
+        let pulls = options.pulls && settings.api != nil
         // libcurl loads and sets up TLS (a few milliseconds) on a thread of its own while the garbage is collected.
-        if due, settings.api != nil { HTTPClient.prepare() }
+        if due || pulls, settings.api != nil { HTTPClient.prepare() }
         try collectGarbage(now: now)
-        if options.ids == nil {
+        if options.ids == nil, options.pushes {
             // Recipes in backoff are not claimed by this run: reported once, counted as still waiting.
             let summary = try reports.reportWaiting(now: now)
-            if !due { return summary }
+            if !due && !pulls { return summary }
         }
 
-        // Only work to send needs a server: cron may run before the user configured one.
+        // Only work to do with a server needs one: cron may run before the user configured one.
         guard let api = settings.api else { throw SyncRunError.noServer }
         let host = ConnectProbe.hostAndPort(of: api.baseURL)
         guard let host, await serverIsReachable(host) else {
-            return try reports.reportOffline(api, ids: options.ids, since: settings.now())
+            return try reports.reportOffline(api, ids: due ? options.ids : [], since: settings.now(), pulling: pulls)
         }
 
         var configuration = HTTPClientConfiguration(
@@ -107,7 +108,16 @@ public final class SyncRun: Sendable {
         let polling = Task { await poller.run() }
         let recording = Task { await recorder.recordPeriodically(every: settings.pollInterval, clock: settings.clock) }
         do {
-            try await feeder.feed(queue) { claim in self.start(UploadChain(claim, parts)) }
+            if pulls {
+                let pull = PullRun(
+                    store: store, settings: settings, requests: requests, queue: queue, registry: registry, parts: parts,
+                    tally: tally, emit: emit)
+                _ = try await pull.run()
+            }
+            // A merge leaves its draft pending: it goes to the server in the same run.
+            if options.pushes, !registry.isStopped, try options.ids != nil || store.hasDueWork(at: settings.now()) {
+                try await feeder.feed(queue) { claim in self.start(UploadChain(claim, parts)) }
+            }
         } catch {
             setupFailure.withLock { $0 = error }
             registry.stopAll(.interrupted)
@@ -168,10 +178,11 @@ public final class SyncRun: Sendable {
     /// files it no longer needs, reports it, and counts it in the summary.
     func conclude(
         _ claim: SyncClaim, _ outcome: ProcedureOutcome, step: SyncEvent.Step?, attempts: Int,
-        confirmedImage: ConfirmedImage? = nil
+        confirmedImage: ConfirmedImage? = nil, pushed: PushResult? = nil
     ) {
         let ending = ChainConclusion.Ending(
-            claim: claim, outcome: outcome, step: step, attempts: attempts, stop: registry.stopReason(claim.recipe.id))
+            claim: claim, outcome: outcome, step: step, attempts: attempts, pushed: pushed,
+            stop: registry.stopReason(claim.recipe.id))
         let conclusion = ChainConclusion.decide(ending, now: settings.now(), retryCap: retryPolicy.maxRetryAfter)
         if let stop = conclusion.stopsRun { registry.stopAll(stop) }
         tally.withLock { $0.add(conclusion.tally) }

@@ -13,14 +13,36 @@ public struct SyncOptions: Sendable, Equatable {
     public var maxWait: Duration
     /// How long to wait for an unreachable server to come back before giving up for this run.
     public var waitForNetwork: Duration
+    /// Which way to sync: both (pull, then push), or one of them.
+    public var direction: Direction
 
-    /// Creates options; the defaults are the contract's (4 jobs, 30 s, no waiting for the network).
-    public init(ids: [Int64]? = nil, jobs: Int = 4, maxWait: Duration = .seconds(30), waitForNetwork: Duration = .zero) {
+    /// Which way a run syncs.
+    public enum Direction: Sendable, Equatable {
+        /// Pull the server's changes, then push this device's (`recipes sync`).
+        case both
+        /// Only pull (`--pull-only`).
+        case pullOnly
+        /// Only push (`--push-only`, and a sync of chosen recipes).
+        case pushOnly
+    }
+
+    /// Creates options; the defaults are the contract's (4 jobs, 30 s, no waiting for the network, both ways; a sync
+    /// of chosen recipes only pushes them).
+    public init(
+        ids: [Int64]? = nil, jobs: Int = 4, maxWait: Duration = .seconds(30), waitForNetwork: Duration = .zero,
+        direction: Direction = .both
+    ) {
         self.ids = ids
         self.jobs = max(1, jobs)
         self.maxWait = maxWait
         self.waitForNetwork = waitForNetwork
+        self.direction = ids == nil ? direction : .pushOnly
     }
+
+    /// Whether the run pulls.
+    public var pulls: Bool { direction != .pushOnly }
+    /// Whether the run pushes.
+    public var pushes: Bool { direction != .pullOnly }
 }
 
 /// Where and how a run uploads, and everything it takes from the outside world — time, randomness, reachability,

@@ -24,7 +24,7 @@ struct UploadChain: Sendable {
     /// The image step, when there is one.
     let imageStep: Procedure<String>?
     /// The step that sends the recipe's JSON or its deletion.
-    let lastStep: Procedure<Void>
+    let lastStep: Procedure<PushResult>
     /// The image the image step uploads.
     private let image: ImageReference?
 
@@ -49,7 +49,7 @@ struct UploadChain: Sendable {
         if claim.isDeletion {
             imageStep = nil
             image = nil
-            lastStep = Procedure<Void>(
+            lastStep = Procedure<PushResult>(
                 name: "delete #\(id)", conditions: conditions, retry: parts.retry, tags: tags(.delete),
                 previousAttempts: claim.attempts
             ) { _ in try await requests.sendDelete(claim) }
@@ -62,7 +62,7 @@ struct UploadChain: Sendable {
             ) { context in try await requests.sendImage(sending, context) }
             upload.addObserver(parts.observe(claim, .image))
             imageStep = upload
-            lastStep = Procedure<Void>(
+            lastStep = Procedure<PushResult>(
                 name: "recipe #\(id)", input: upload, priority: .high, conditions: conditions, retry: parts.retry,
                 tags: tags(.recipe), previousAttempts: claim.attempts, continuesAttempts: true
             ) { url, _ in try await requests.sendRecipe(claim, imageURL: url) }
@@ -72,10 +72,8 @@ struct UploadChain: Sendable {
             imageStep = nil
             image = nil
             // The server has this image already (or there is none): the JSON names the URL it gave.
-            let known = claim.recipe.image.flatMap { image in
-                image.sha256 == claim.recipe.sync.remoteImageSHA256 ? claim.recipe.sync.remoteImageURL : nil
-            }
-            lastStep = Procedure<Void>(
+            let known = ChainRequests.knownImageURL(of: claim.recipe)
+            lastStep = Procedure<PushResult>(
                 name: "recipe #\(id)", priority: .high, conditions: conditions, retry: parts.retry, tags: tags(.recipe),
                 previousAttempts: claim.attempts
             ) { _ in try await requests.sendRecipe(claim, imageURL: known) }
@@ -88,16 +86,19 @@ struct UploadChain: Sendable {
     }
 
     /// How the chain ended, once its group has: the step that ended it (the first that did not succeed, else the
-    /// last), the attempts that step counted, and the image the server confirmed on the way, if any.
-    func ending(_ outcome: ProcedureOutcome) -> (step: SyncEvent.Step, attempts: Int, confirmed: ConfirmedImage?) {
+    /// last), the attempts that step counted, the image the server confirmed on the way, and what the last step
+    /// achieved.
+    func ending(_ outcome: ProcedureOutcome)
+        -> (step: SyncEvent.Step, attempts: Int, confirmed: ConfirmedImage?, pushed: PushResult?)
+    {
         var confirmed: ConfirmedImage?
         if let imageStep, let image, let url = imageStep.output {
             confirmed = ConfirmedImage(sha256: image.sha256, url: url)
         }
         if let imageStep, confirmed == nil {
-            return (.image, max(imageStep.erased.attempt, claim.attempts), nil)
+            return (.image, max(imageStep.erased.attempt, claim.attempts), nil, nil)
         }
         let step: SyncEvent.Step = claim.isDeletion ? .delete : .recipe
-        return (step, max(lastStep.erased.attempt, claim.attempts), confirmed)
+        return (step, max(lastStep.erased.attempt, claim.attempts), confirmed, lastStep.output)
     }
 }

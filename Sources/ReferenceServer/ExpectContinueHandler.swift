@@ -4,7 +4,7 @@ import NIOHTTPTypes
 
 /// Answers `Expect: 100-continue` (Hummingbird does not do this itself): with an interim `100 Continue` when the
 /// server wants the body, so clients such as the curl CLI send it at once instead of waiting a second; with no
-/// interim answer when `RequestPreflight` says the request will be refused (413, 401, 415, 411), so the route's
+/// interim answer when `RequestPreflight` says the request will be refused (413, 401, 415, 411, 428), so the route's
 /// final answer comes first and the client never sends the body. Such a connection is closed after that answer
 /// (marked `Connection: close` both ways), since the body the client announced will not follow.
 final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler {

@@ -3,7 +3,8 @@ import Hummingbird
 import NIOCore
 import ServiceLifecycle
 
-/// Applies the `--fault` rules: latency, injected statuses, resets mid-body, lost acknowledgements and stalls.
+/// Applies the `--fault` rules: latency, injected statuses, resets mid-body, lost acknowledgements, stalls, and
+/// answers cut short or sent slowly.
 struct FaultMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
@@ -59,6 +60,14 @@ struct FaultMiddleware: RouterMiddleware {
             }
             try? await context.channel.close(mode: .all)
             throw ConnectionDropped(fault: rule.action.logName)
+        case .truncate(let bytes):
+            var response = try await next(request, context)
+            response.body = FaultyAnswerBody.truncated(response.body, after: bytes, channel: context.channel)
+            return response
+        case .throttle(let rate):
+            var response = try await next(request, context)
+            response.body = FaultyAnswerBody.throttled(response.body, bytesPerSecond: rate)
+            return response
         case .stall:
             for try await chunk in request.body { context.record?.received(chunk.readableBytes) }
             context.record?.bodyEnded()

@@ -33,6 +33,12 @@ extension FaultRule {
                       read the body, then never answer; stays open
                   latency=DURATION
                       wait DURATION (200ms, 1.5s, 1m), then handle it
+                  truncate=SIZE
+                      handle it, send the answer's head and SIZE bytes
+                      of its body, then reset the connection
+                  throttle=SIZE
+                      handle it, send the answer's body at SIZE bytes
+                      per second (a slow download: throttle=64KiB)
           SELECTOR first=N | every=N | rate=P [seed=S]
                       only the first N matches / every Nth match / each
                       match with probability P, replayed identically for
@@ -45,6 +51,8 @@ extension FaultRule {
             --fault "*: latency=200ms"
             --fault "PUT /v1/images/*: reset after=64KiB first=1"
             --fault "PUT /v1/images/*: stall"
+            --fault "GET /v1/images/*: truncate=64KiB first=1"
+            --fault "GET /v1/changes: throttle=1KiB"
         """
 
     /// Parses one `--fault` SPEC.
@@ -123,8 +131,18 @@ extension FaultRule {
             guard let text = actionValue else { throw fail("latency needs a duration, e.g. latency=200ms") }
             guard let duration = Self.parseDuration(text) else { throw fail("latency must be a duration such as 200ms or 1.5s, not \"\(text)\"") }
             action = .latency(duration)
+        case "truncate":
+            guard let text = actionValue, let bytes = Self.parseByteSize(text) else {
+                throw fail("truncate needs a size such as 0, 100 or 64KiB, e.g. truncate=64KiB")
+            }
+            action = .truncate(afterBytes: bytes)
+        case "throttle":
+            guard let text = actionValue, let rate = Self.parseByteSize(text), rate > 0 else {
+                throw fail("throttle needs a positive size per second such as 512 or 64KiB, e.g. throttle=64KiB")
+            }
+            action = .throttle(bytesPerSecond: rate)
         default:
-            throw fail("unknown action \"\(actionWord)\" (use status=CODE, reset, lost-ack, stall or latency=DURATION)")
+            throw fail("unknown action \"\(actionWord)\" (use status=CODE, reset, lost-ack, stall, latency=DURATION, truncate=SIZE or throttle=SIZE)")
         }
 
         var selector = Selector.always

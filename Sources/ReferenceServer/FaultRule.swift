@@ -17,6 +17,11 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
         case stall
         /// Wait this long before handling the request normally.
         case latency(Duration)
+        /// Handle the request, send the answer's head and this many bytes of its body, then reset the connection
+        /// (a download cut mid-body).
+        case truncate(afterBytes: Int64)
+        /// Handle the request and send the answer's body at most this many bytes per second (a slow download).
+        case throttle(bytesPerSecond: Int64)
     }
 
     /// The `Retry-After` value a status fault sends.
@@ -95,6 +100,8 @@ extension FaultRule.Action {
         case .lostAcknowledgement: "lost-ack"
         case .stall: "stall"
         case .latency(let duration): "latency=\(duration.milliseconds)ms"
+        case .truncate(let after): "truncate=\(after)"
+        case .throttle(let rate): "throttle=\(rate)"
         }
     }
 }

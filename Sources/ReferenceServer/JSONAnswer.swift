@@ -9,8 +9,12 @@ import NIOCore
 enum JSONAnswer: Sendable, Equatable {
     case string(String)
     case integer(Int64)
+    case bool(Bool)
+    case null
     case array([JSONAnswer])
     case object([String: JSONAnswer])
+    /// JSON text written as it is (a stored recipe document, inlined in a changes page).
+    case raw(ByteBuffer)
 
     /// The serialized bytes.
     var buffer: ByteBuffer {
@@ -26,6 +30,12 @@ enum JSONAnswer: Sendable, Equatable {
             Self.writeString(text, into: &buffer)
         case .integer(let number):
             buffer.writeString(String(number))
+        case .bool(let value):
+            buffer.writeStaticString(value ? "true" : "false")
+        case .null:
+            buffer.writeStaticString("null")
+        case .raw(let json):
+            buffer.writeImmutableBuffer(json)
         case .array(let items):
             buffer.writeInteger(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {

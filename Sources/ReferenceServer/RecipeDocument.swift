@@ -4,7 +4,7 @@ import Foundation
 public struct RecipeDocument: Sendable, Equatable {
     /// The recipe's UUID as written in the document.
     public var identifier: String
-    /// The client's revision this upload carries (>= 1).
+    /// The server version this write makes (>= 1): the base version + 1, or 1 for a new recipe.
     public var version: Int
     /// The recipe's name (non-empty).
     public var name: String
@@ -32,7 +32,7 @@ public struct RecipeDocument: Sendable, Equatable {
             throw .invalid("\"identifier\" (\(identifier.prefix(64))) differs from the UUID in the path (\(pathIdentifier)).")
         }
         guard let version = integerVersion(data), version >= 1 else {
-            throw .invalid("\"version\" must be an integer >= 1 (the local revision this upload carries).")
+            throw .invalid("\"version\" must be an integer >= 1: the server version this write makes (If-Match base + 1, or 1 with If-None-Match: *).")
         }
         guard let name = object["name"] as? String, !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw .invalid("\"name\" must be a non-empty string.")

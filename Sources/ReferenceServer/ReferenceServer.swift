@@ -9,6 +9,7 @@ public struct ReferenceServer: Sendable {
     /// The options it was started with.
     public let configuration: ReferenceServerConfiguration
     private let database: ServerDatabase
+    private let changeSignal: ChangeSignal
     private let images: ImageStore
     private let requestLog: RequestLog?
     private let plan: FaultPlan
@@ -24,6 +25,7 @@ public struct ReferenceServer: Sendable {
             throw ServerSetupError("Cannot create the data directory \(configuration.dataDirectory). Choose a writable --data directory.")
         }
         database = try ServerDatabase(path: configuration.dataDirectory + "/server.sqlite3")
+        changeSignal = ChangeSignal(latest: database.lastSequenceAtOpen)
         images = try ImageStore(directory: configuration.dataDirectory + "/images", synchronous: configuration.synchronousImageWrites)
         requestLog = try configuration.requestLogPath.map { (path) throws(ServerSetupError) in try RequestLog(path: path) }
         plan = FaultPlan(rules: configuration.faults)
@@ -36,7 +38,8 @@ public struct ReferenceServer: Sendable {
         if !plan.rules.isEmpty { router.add(middleware: FaultMiddleware(plan: plan)) }
         router.add(middleware: ErrorBodyMiddleware())
         if let token = configuration.token { router.add(middleware: BearerTokenMiddleware(token: Array(token.utf8))) }
-        ServerRoutes(database: database, images: images, maxImageBytes: configuration.maxImageBytes).register(on: router)
+        ServerRoutes(database: database, changeSignal: changeSignal, images: images, maxImageBytes: configuration.maxImageBytes)
+            .register(on: router)
 
         let host = configuration.host
         let preflight = RequestPreflight(token: configuration.token.map { Array($0.utf8) }, maxImageBytes: configuration.maxImageBytes)

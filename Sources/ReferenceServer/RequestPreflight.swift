@@ -4,7 +4,8 @@ import HTTPTypes
 ///
 /// `ExpectContinueHandler` asks it so a client that sent `Expect: 100-continue` gets the final status at once
 /// instead of `100 Continue` (and does not send a 500 MiB body for nothing). It mirrors the checks the
-/// bearer-token middleware and the PUT routes make before they read the body; those still give the answer.
+/// bearer-token middleware and the PUT routes make before they read the body (token, precondition headers,
+/// media type, length); those still give the answer.
 struct RequestPreflight: Sendable {
     /// The bearer token's bytes, when the server requires one.
     let token: [UInt8]?
@@ -27,6 +28,8 @@ struct RequestPreflight: Sendable {
             guard let length, length >= 0 else { return .lengthRequired }
             if length > maxImageBytes { return .contentTooLarge }
         } else if path.hasPrefix("/v1/recipes/") {
+            guard let precondition = try? WritePrecondition.parse(request.headerFields) else { return .badRequest }
+            guard precondition != .none else { return .preconditionRequired }
             guard ServerRoutes.recipeContentTypes.contains(mediaType) else { return .unsupportedMediaType }
             if let length, length > ServerRoutes.maxRecipeBytes { return .contentTooLarge }
         }

@@ -1,34 +1,11 @@
 import Foundation
 import GRDB
 
-/// The server's SQLite database (GRDB, WAL) at `DIR/server.sqlite3`: stored recipes and the index of stored images.
+/// The server's SQLite database (GRDB, WAL) at `DIR/server.sqlite3`: recipes and their tombstones, the changes feed,
+/// the index of stored images and the server id.
 ///
 /// The statements every upload runs are prepared once per connection (`cachedStatement`), not parsed per request.
 public final class ServerDatabase: Sendable {
-    /// A stored recipe as listed by `GET /v1/recipes`.
-    public struct RecipeSummary: Codable, Sendable, Equatable {
-        /// The recipe UUID as the client wrote it.
-        public var identifier: String
-        /// The stored version.
-        public var version: Int
-        /// The recipe's name.
-        public var name: String
-        /// `dateModified` of the stored document, if it had one.
-        public var dateModified: String?
-    }
-
-    /// What a recipe PUT did.
-    public enum RecipeWrite: Sendable, Equatable {
-        /// First time this identifier is stored.
-        case created
-        /// Replaced an older or equal version.
-        case updated
-        /// The stored version is newer; nothing changed.
-        case stale(storedVersion: Int)
-        /// The `image` the recipe points to is not stored here; nothing changed.
-        case unknownImage(String)
-    }
-
     /// A stored image's metadata.
     public struct ImageInfo: Sendable, Equatable {
         /// Its media type.
@@ -37,33 +14,23 @@ public final class ServerDatabase: Sendable {
         public var bytes: Int64
     }
 
-    private let pool: DatabasePool
+    let pool: DatabasePool
+    /// The random id made once for this data directory (`GET /v1/health`, every changes page).
+    public let serverID: String
+    /// The highest sequence number the changes feed has given out when the database was opened.
+    let lastSequenceAtOpen: Int64
 
     /// Opens (creating and migrating) the database at `path`.
     public init(path: String) throws(ServerSetupError) {
         do {
             pool = try DatabasePool(path: path)
-            var migrator = DatabaseMigrator()
-            migrator.registerMigration("v1") { db in
-                try db.execute(sql: """
-                    CREATE TABLE image (
-                        sha256 TEXT PRIMARY KEY NOT NULL,
-                        contentType TEXT NOT NULL,
-                        bytes INTEGER NOT NULL,
-                        storedAt TEXT NOT NULL
-                    );
-                    CREATE TABLE recipe (
-                        key TEXT PRIMARY KEY NOT NULL,
-                        identifier TEXT NOT NULL,
-                        version INTEGER NOT NULL,
-                        name TEXT NOT NULL,
-                        dateModified TEXT,
-                        document BLOB NOT NULL,
-                        updatedAt TEXT NOT NULL
-                    );
-                    """)
+            try ServerSchema.migrator.migrate(pool)
+            // Read on the writer connection the migrations opened (opening a reader here would cost a second connection).
+            (serverID, lastSequenceAtOpen) = try pool.writeWithoutTransaction { db in
+                let id = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'serverId'") ?? ""
+                let last = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+                return (id, last)
             }
-            try migrator.migrate(pool)
         } catch {
             throw ServerSetupError("Cannot open the server database \(path): \(error). Check --data points to a writable directory of this server.")
         }
@@ -85,50 +52,49 @@ public final class ServerDatabase: Sendable {
                 .map { ImageInfo(contentType: $0["contentType"], bytes: $0["bytes"]) }
         }
     }
+}
 
-    /// Stores a recipe unless a newer version is stored or its image is unknown, in one transaction.
-    public func putRecipe(_ recipe: RecipeDocument, document: Data) async throws -> RecipeWrite {
-        try await pool.write { db in
-            if let sha = recipe.imageSHA256,
-               try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM image WHERE sha256 = ?"), arguments: [sha]) == nil {
-                return .unknownImage(sha)
-            }
-            let key = recipe.identifier.lowercased()
-            let stored = try Int.fetchOne(db.cachedStatement(sql: "SELECT version FROM recipe WHERE key = ?"), arguments: [key])
-            if let stored, stored > recipe.version { return .stale(storedVersion: stored) }
-            try db.cachedStatement(sql: """
-                INSERT INTO recipe (key, identifier, version, name, dateModified, document, updatedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET identifier = excluded.identifier, version = excluded.version,
-                    name = excluded.name, dateModified = excluded.dateModified, document = excluded.document,
-                    updatedAt = excluded.updatedAt
-                """).execute(arguments: [key, recipe.identifier, recipe.version, recipe.name, recipe.dateModified, document, Date().ISO8601Format()])
-            return stored == nil ? .created : .updated
+/// The server database's schema, one GRDB migration per version, each applied once in its own transaction.
+enum ServerSchema {
+    /// Every migration, in order.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE image (
+                    sha256 TEXT PRIMARY KEY NOT NULL,
+                    contentType TEXT NOT NULL,
+                    bytes INTEGER NOT NULL,
+                    storedAt TEXT NOT NULL
+                );
+                CREATE TABLE recipe (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    identifier TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    dateModified TEXT,
+                    document BLOB NOT NULL,
+                    updatedAt TEXT NOT NULL
+                );
+                """)
         }
-    }
-
-    /// The stored document of a recipe, or nil.
-    public func recipeDocument(identifier: String) async throws -> Data? {
-        try await pool.read { db in
-            try Data.fetchOne(db, sql: "SELECT document FROM recipe WHERE key = ?", arguments: [identifier.lowercased()])
+        // Two-way sync (issue 17): tombstones, the changes feed and the server id. A recipe stored before this
+        // migration keeps its version and gets a feed row, in the order the recipes were last written.
+        migrator.registerMigration("v2-changes") { db in
+            try db.execute(sql: """
+                ALTER TABLE recipe ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE change (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    key TEXT NOT NULL UNIQUE REFERENCES recipe(key)
+                );
+                CREATE TABLE meta (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL
+                );
+                INSERT INTO change (key) SELECT key FROM recipe ORDER BY updatedAt, key;
+                """)
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('serverId', ?)", arguments: [UUID().uuidString.lowercased()])
         }
-    }
-
-    /// Every stored recipe, ordered by identifier.
-    public func recipes() async throws -> [RecipeSummary] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT identifier, version, name, dateModified FROM recipe ORDER BY key").map {
-                RecipeSummary(identifier: $0["identifier"], version: $0["version"], name: $0["name"], dateModified: $0["dateModified"])
-            }
-        }
-    }
-
-    /// Deletes a recipe; returns whether one was stored.
-    @discardableResult
-    public func deleteRecipe(identifier: String) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM recipe WHERE key = ?", arguments: [identifier.lowercased()])
-            return db.changesCount > 0
-        }
+        return migrator
     }
 }

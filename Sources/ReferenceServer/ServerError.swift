@@ -9,8 +9,8 @@ public struct ServerError: Error, LocalizedError, HTTPResponseError, Sendable, E
     public var code: String
     /// What went wrong and what to do, for a person.
     public var message: String
-    /// Extra JSON members merged into the body (e.g. `version` of a 409).
-    public var extra: [String: Int] = [:]
+    /// Extra JSON members merged into the body (e.g. `version` and `deleted` of a 412).
+    var extra: [String: JSONAnswer] = [:]
     /// Extra headers (e.g. `WWW-Authenticate`).
     public var headers: HTTPFields = [:]
 
@@ -28,7 +28,7 @@ public struct ServerError: Error, LocalizedError, HTTPResponseError, Sendable, E
     /// The body bytes: `{"error":…,"message":…}` plus any extra members.
     func jsonBody() -> ByteBuffer {
         var object: [String: JSONAnswer] = ["error": .string(code), "message": .string(message)]
-        for (key, value) in extra { object[key] = .integer(Int64(value)) }
+        for (key, value) in extra { object[key] = value }
         return JSONAnswer.object(object).buffer
     }
 }

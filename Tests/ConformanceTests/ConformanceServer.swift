@@ -15,14 +15,19 @@ struct ConformanceServer {
     func url(_ path: String) -> String { baseURL + path }
 
     /// Sends a request through the transport and returns the answer (a transport error fails the test).
-    func send(_ method: HTTPMethod, _ path: String, body: RequestBody = .empty) async throws -> HTTPResponse {
-        try await client.send(HTTPRequest(method: method, url: url(path), body: body))
+    func send(_ method: HTTPMethod, _ path: String, headers: [String: String] = [:], body: RequestBody = .empty) async throws -> HTTPResponse {
+        try await client.send(HTTPRequest(method: method, url: url(path), headers: headers, body: body))
+    }
+
+    /// PUTs a recipe document with `If-None-Match: *` (base nil) or `If-Match: "<base>"`.
+    func putRecipe(_ id: String, base: Int?, _ document: Data) async throws -> HTTPResponse {
+        try await send(.put, "/v1/recipes/\(id)", headers: Sample.precondition(base), body: Sample.json(document))
     }
 
     /// Sends a request and classifies the outcome the way the sync engine will.
-    func outcome(_ method: HTTPMethod, _ path: String, body: RequestBody = .empty) async -> TransferOutcome {
+    func outcome(_ method: HTTPMethod, _ path: String, headers: [String: String] = [:], body: RequestBody = .empty) async -> TransferOutcome {
         let result: Result<HTTPResponse, TransportError>
-        do { result = .success(try await client.send(HTTPRequest(method: method, url: url(path), body: body))) } catch {
+        do { result = .success(try await client.send(HTTPRequest(method: method, url: url(path), headers: headers, body: body))) } catch {
             result = .failure(error)
         }
         return TransferOutcome.classify(result, now: Date())
@@ -76,16 +81,21 @@ enum Sample {
     }
 
     /// The recipe JSON of CONTRACT section 3.
-    static func recipe(_ identifier: String, version: Int, image: String? = nil) -> Data {
+    static func recipe(_ identifier: String, version: Int, name: String = "Tomato soup", image: String? = nil) -> Data {
         var object: [String: Any] = [
             "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": version,
-            "name": "Tomato soup", "description": "Warm.", "recipeYield": "4 servings", "keywords": "soup,vegan",
+            "name": name, "description": "Warm.", "recipeYield": "4 servings", "keywords": "soup,vegan",
             "recipeIngredient": ["2 tomatoes", "1 onion"],
             "recipeInstructions": [["@type": "HowToStep", "text": "Chop."]],
             "dateModified": "2026-11-20T10:00:00Z",
         ]
         if let image { object["image"] = image }
         return try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    }
+
+    /// The precondition header of a write based on `base` (nil: a recipe new to the server).
+    static func precondition(_ base: Int?) -> [String: String] {
+        base.map { ["If-Match": "\"\($0)\""] } ?? ["If-None-Match": "*"]
     }
 
     /// A JSON request body.

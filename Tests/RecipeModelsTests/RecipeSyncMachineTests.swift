@@ -40,6 +40,7 @@ struct RecipeSyncMachineTests {
     }
 
     static let confirmed = ConfirmedImage(sha256: sha, url: "http://h/v1/images/\(sha)")
+    static let base = RecipeFields(title: "Soup", ingredients: ["2 tomatoes"])
 
     static func end(_ result: ChainResult, claimed revision: Int64 = 3, owner: String = me, image: ConfirmedImage? = nil)
         -> RecipeSyncMachine.Event
@@ -49,11 +50,11 @@ struct RecipeSyncMachineTests {
 
     static let table: [Row] = [
         // Edits and deletions.
-        Row(name: "an edit: next revision, pending, attempts, error, backoff, cancellation and 409 forgotten",
+        Row(name: "an edit: next revision, pending, attempts, error, backoff and cancellation forgotten; its base kept",
             before: record { $0.sync.state = .failed; $0.sync.attempts = 8; $0.sync.lastError = "x"; $0.sync.cancelRequested = true
                 $0.sync.nextAttemptAt = now; $0.sync.serverVersion = 9 },
             event: .edited,
-            after: record { $0.sync.revision = 4 }),
+            after: record { $0.sync.revision = 4; $0.sync.serverVersion = 9 }),
         Row(name: "an edit keeps the lease of a running upload (fencing decides at its end)",
             before: claimed(), event: .edited, after: claimed { $0.sync.revision = 4 }),
         Row(name: "deleting a recipe the server never saw removes it at once",
@@ -84,10 +85,6 @@ struct RecipeSyncMachineTests {
             before: record { $0.sync.state = .waiting; $0.sync.attempts = 3; $0.sync.nextAttemptAt = now + 600 },
             event: .claimed(owner: me, now: now, leaseDuration: 60, explicit: true),
             after: claimed { $0.sync.attempts = 3 }),
-        Row(name: "an explicit claim after a 409 lifts the revision above the server's version",
-            before: record { $0.sync.state = .failed; $0.sync.serverVersion = 7 },
-            event: .claimed(owner: me, now: now, leaseDuration: 60, explicit: true),
-            after: claimed { $0.sync.revision = 8; $0.sync.sentRevision = 8 }),
         // Attempts within a run.
         Row(name: "a failed attempt to retry in the run is persisted: waiting until its time",
             before: claimed(),
@@ -100,22 +97,25 @@ struct RecipeSyncMachineTests {
         // Chain ends.
         Row(name: "uploaded at the current revision: synced, image remembered, media copy let go, lease released",
             before: claimed { $0.sync.attempts = 2; $0.sync.lastError = "x"; $0.sync.offlineSince = now },
-            event: end(.uploaded(revision: 3), image: confirmed),
+            event: end(.uploaded(revision: 3, version: 5, base: base), image: confirmed),
             after: record { $0.sync.state = .synced; $0.sync.syncedRevision = 3; $0.sync.sentRevision = 3
-                $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url; $0.image?.localFileName = nil },
+                $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url; $0.image?.localFileName = nil
+                $0.sync.serverVersion = 5; $0.sync.base = base },
             effects: [.releaseMedia("\(sha).png")]),
         Row(name: "revision fencing: uploaded 3 while 4 was made: 3 counts, 4 stays pending, the edit is still due",
             before: claimed { $0.sync.revision = 4 },
-            event: end(.uploaded(revision: 3), image: confirmed),
+            event: end(.uploaded(revision: 3, version: 5, base: base), image: confirmed),
             after: record { $0.sync.revision = 4; $0.sync.syncedRevision = 3; $0.sync.sentRevision = 3
-                $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url; $0.image?.localFileName = nil },
+                $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url; $0.image?.localFileName = nil
+                $0.sync.serverVersion = 5; $0.sync.base = base },
             effects: [.releaseMedia("\(sha).png")], editedMeanwhile: true),
         Row(name: "uploaded after the image was replaced meanwhile: the new copy is kept",
             before: claimed { $0.sync.revision = 4; $0.image = ImageReference(sha256: "cd", format: .png, byteCount: 1, localFileName: "cd.png") },
-            event: end(.uploaded(revision: 3), image: confirmed),
+            event: end(.uploaded(revision: 3, version: 5, base: base), image: confirmed),
             after: record { $0.sync.revision = 4; $0.sync.syncedRevision = 3; $0.sync.sentRevision = 3
                 $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url
-                $0.image = ImageReference(sha256: "cd", format: .png, byteCount: 1, localFileName: "cd.png") },
+                $0.image = ImageReference(sha256: "cd", format: .png, byteCount: 1, localFileName: "cd.png")
+                $0.sync.serverVersion = 5; $0.sync.base = base },
             editedMeanwhile: true),
         Row(name: "lease lost: a confirmed image is not recorded for a lease another process holds, nor released",
             before: claimed { $0.sync.leaseOwner = other },
@@ -136,16 +136,12 @@ struct RecipeSyncMachineTests {
             editedMeanwhile: true),
         Row(name: "the 8th failed attempt: failed, with the attempts and the error",
             before: claimed { $0.sync.attempts = 7 },
-            event: end(.failed(attempts: 8, error: "gave up after 8 attempts: HTTP 503", serverVersion: nil)),
+            event: end(.failed(attempts: 8, error: "gave up after 8 attempts: HTTP 503")),
             after: record { $0.sync.state = .failed; $0.sync.attempts = 8; $0.sync.lastError = "gave up after 8 attempts: HTTP 503"
-                $0.sync.sentRevision = 3 }),
-        Row(name: "a 409: failed with the server's version remembered for an explicit sync",
-            before: claimed(), event: end(.failed(attempts: 1, error: "409", serverVersion: 7)),
-            after: record { $0.sync.state = .failed; $0.sync.attempts = 1; $0.sync.lastError = "409"; $0.sync.serverVersion = 7
                 $0.sync.sentRevision = 3 }),
         Row(name: "a failure of a recipe cancelled meanwhile leaves it cancelled",
             before: claimed { $0.sync.state = .cancelled; $0.sync.cancelRequested = true },
-            event: end(.failed(attempts: 1, error: "x", serverVersion: nil)),
+            event: end(.failed(attempts: 1, error: "x")),
             after: record { $0.sync.state = .cancelled; $0.sync.cancelRequested = true; $0.sync.lastError = "x"; $0.sync.sentRevision = 3 }),
         Row(name: "cancelled by the user: cancelled, the request answered, lease released",
             before: claimed { $0.sync.state = .cancelled; $0.sync.cancelRequested = true }, event: end(.cancelledByUser),
@@ -159,6 +155,32 @@ struct RecipeSyncMachineTests {
         Row(name: "offline: the first time the server was found unreachable is kept",
             before: claimed { $0.sync.offlineSince = now - 60 }, event: end(.offline(since: now)),
             after: record { $0.sync.offlineSince = now - 60; $0.sync.sentRevision = 3 }),
+        // Two-way sync: merges, removal, conflicts.
+        Row(name: "a pulled change replacing unedited fields: the next revision, synced at the server's version, its base",
+            before: record { $0.sync.state = .synced; $0.sync.revision = 2; $0.sync.serverVersion = 2 },
+            event: .merged(version: 6, base: base, outcome: .synced, fieldsChanged: true, deleted: false),
+            after: record { $0.sync.state = .synced; $0.sync.revision = 3; $0.sync.syncedRevision = 3; $0.sync.serverVersion = 6
+                $0.sync.base = base }),
+        Row(name: "a merge to push: pending at the next revision, based on the server's version",
+            before: record { $0.sync.attempts = 2; $0.sync.lastError = "x" },
+            event: .merged(version: 6, base: base, outcome: .pending, fieldsChanged: true, deleted: false),
+            after: record { $0.sync.revision = 4; $0.sync.serverVersion = 6; $0.sync.base = base }),
+        Row(name: "a merge with conflicts: the conflict kept, neither pushed (not due) nor failed",
+            before: record(),
+            event: .merged(version: 6, base: base, outcome: .conflict(.deletedOnServer), fieldsChanged: false, deleted: false),
+            after: record { $0.sync.serverVersion = 6; $0.sync.base = base; $0.sync.conflict = .deletedOnServer }),
+        Row(name: "the server's copy acknowledges the draft: synced there without a revision bump",
+            before: record(),
+            event: .merged(version: 6, base: base, outcome: .synced, fieldsChanged: false, deleted: false),
+            after: record { $0.sync.state = .synced; $0.sync.syncedRevision = 3; $0.sync.serverVersion = 6; $0.sync.base = base }),
+        Row(name: "a deletion here meeting a change on the server stays a deletion, in conflict",
+            before: record { $0.sync.state = .deleting; $0.sync.deleted = true },
+            event: .merged(version: 6, base: base, outcome: .conflict(.deletedHere), fieldsChanged: false, deleted: true),
+            after: record { $0.sync.state = .deleting; $0.sync.deleted = true; $0.sync.serverVersion = 6; $0.sync.base = base
+                $0.sync.conflict = .deletedHere }),
+        Row(name: "deleted on the server, not changed here: the recipe goes with its media copy",
+            before: record(), event: .removedOnServer, after: record(),
+            effects: [.removeRecipe, .releaseMedia("\(sha).png")]),
         // Cancellation and leases.
         Row(name: "cancel of a queued recipe: cancelled, backoff dropped",
             before: record { $0.sync.state = .waiting; $0.sync.nextAttemptAt = now + 60 }, event: .cancelRequested(leaseAlive: false),
@@ -189,8 +211,9 @@ struct RecipeSyncMachineTests {
         #expect(result.cancel == row.cancel)
     }
 
-    @Test("due: work left and no backoff ahead; never cancelled, failed or synced")
+    @Test("due: work left and no backoff ahead; never cancelled, failed, synced or in conflict")
     func due() {
+        #expect(!RecipeSyncMachine.isDue(Self.record { $0.sync.conflict = .deletedHere }, at: Self.now))
         #expect(RecipeSyncMachine.isDue(Self.record(), at: Self.now))
         #expect(RecipeSyncMachine.isDue(Self.record { $0.sync.state = .deleting }, at: Self.now))
         #expect(!RecipeSyncMachine.isDue(Self.record { $0.sync.state = .waiting; $0.sync.nextAttemptAt = Self.now + 1 }, at: Self.now))

@@ -81,7 +81,15 @@ struct DamagedDatabaseTests {
     @Test("a read-only store of a database that lacks a migration applies it first (a reading command's one write), then reads")
     func readOnlyStoreUpgrades() throws {
         let dir = TemporaryDirectory()
-        do { _ = try RecipeStore(home: dir.home, migrations: Array(Migration.embedded.dropLast())).create(title: "Old") }
+        do { _ = try RecipeStore(home: dir.home, migrations: Array(Migration.embedded.dropLast())) }
+        let queue = try DatabaseQueue(path: dir.home.databaseURL.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO recipes (uuid, title, revision, state, created_at, updated_at)
+                VALUES ('0f8fad5b-d9cb-469f-a165-70867728950e', 'Old', 1, 'pending', 0, 0)
+                """)
+        }
+        try queue.close()
         let store = try RecipeStore(home: dir.home, access: .readOnly)
         #expect(try store.recipes().map(\.title) == ["Old"])
         #expect(try store.appliedMigrations() == Migration.embedded.map(\.identifier))

@@ -20,6 +20,7 @@ struct ChainConclusionTests {
         var name: String
         var claim: SyncClaim = ChainConclusionTests.claim()
         var outcome: ProcedureOutcome
+        var pushed: PushResult?
         var attempts = 1
         var stop: StopReason?
         var result: ChainResult
@@ -34,21 +35,26 @@ struct ChainConclusionTests {
 
     static let table: [Row] = [
         Row(name: "uploaded: done, counted once recorded",
-            outcome: .succeeded, result: .uploaded(revision: 4), kinds: [.done], tally: SyncSummary()),
+            outcome: .succeeded, pushed: .uploaded(revision: 4, version: 3, base: RecipeFields(title: "Soup")),
+            result: .uploaded(revision: 4, version: 3, base: RecipeFields(title: "Soup")), kinds: [.done], tally: SyncSummary()),
         Row(name: "a deletion confirmed: deleted", claim: claim(deleting: true),
             outcome: .succeeded, result: .deleted, kinds: [.done], tally: SyncSummary()),
         Row(name: "a permanent failure: failed with the server's words",
             outcome: .failed(StepFailure(.permanent, "recipe: HTTP 422: invalid")), attempts: 2,
-            result: .failed(attempts: 2, error: "recipe: HTTP 422: invalid", serverVersion: nil), kinds: [.failed],
+            result: .failed(attempts: 2, error: "recipe: HTTP 422: invalid"), kinds: [.failed],
             error: "recipe: HTTP 422: invalid", tally: SyncSummary(failed: 1)),
         Row(name: "the last allowed attempt failed transiently: failed, saying it gave up",
             outcome: .failed(transient), attempts: 8,
-            result: .failed(attempts: 8, error: "gave up after 8 attempts: HTTP 503", serverVersion: nil), kinds: [.failed],
+            result: .failed(attempts: 8, error: "gave up after 8 attempts: HTTP 503"), kinds: [.failed],
             error: "gave up after 8 attempts: HTTP 503", tally: SyncSummary(failed: 1)),
-        Row(name: "a 409: failed with the server's version",
-            outcome: .failed(StepFailure(.conflict(serverVersion: 9), "newer")),
-            result: .failed(attempts: 1, error: "newer", serverVersion: 9), kinds: [.failed], error: "newer",
-            tally: SyncSummary(failed: 1)),
+        Row(name: "merged with another device's write, with conflicts: a conflict for a person, not a failure",
+            outcome: .failed(StepFailure(.conflict, "changed here and on the server: title")),
+            result: .interrupted(error: nil), kinds: [.conflict], error: "changed here and on the server: title",
+            tally: SyncSummary(conflicts: 1)),
+        Row(name: "another device kept writing while this one merged: left for a later run",
+            outcome: .failed(StepFailure(.later, "another device kept writing")),
+            result: .interrupted(error: "another device kept writing"), kinds: [.skipped], error: "another device kept writing",
+            tally: SyncSummary(waiting: 1)),
         Row(name: "refused credentials: skipped, not failed; the whole run stops",
             outcome: .failed(StepFailure(.credentials, "not uploaded: the server refused the credentials")),
             result: .interrupted(error: "not uploaded: the server refused the credentials"), kinds: [.skipped],
@@ -80,7 +86,7 @@ struct ChainConclusionTests {
     @Test("each ending", arguments: table)
     func decide(row: Row) {
         let ending = ChainConclusion.Ending(
-            claim: row.claim, outcome: row.outcome, step: .recipe, attempts: row.attempts, stop: row.stop)
+            claim: row.claim, outcome: row.outcome, step: .recipe, attempts: row.attempts, pushed: row.pushed, stop: row.stop)
         let conclusion = ChainConclusion.decide(ending, now: Self.now, retryCap: .seconds(86_400))
         #expect(conclusion.result == row.result)
         #expect(conclusion.events.map(\.kind) == row.kinds)
@@ -94,7 +100,7 @@ struct ChainConclusionTests {
     func deferralRetryEvent() {
         let ending = ChainConclusion.Ending(
             claim: Self.claim(), outcome: .deferred(Deferral(error: Self.transient, retryAfter: .seconds(90), attempts: 3)),
-            step: .image, attempts: 3, stop: nil)
+            step: .image, attempts: 3, pushed: nil, stop: nil)
         let retry = ChainConclusion.decide(ending, now: Self.now, retryCap: .seconds(86_400)).events[0]
         #expect(retry.attempt == 4)
         #expect(retry.delay == 90)

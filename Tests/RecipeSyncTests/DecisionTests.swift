@@ -122,7 +122,8 @@ struct StepFailureTests {
 
     @Test("a conflict and a lost lease are not retried")
     func notRetried() {
-        #expect(StepFailure(.conflict(serverVersion: 4), "x").failureKind == .permanent)
+        #expect(StepFailure(.conflict, "x").failureKind == .permanent)
+        #expect(StepFailure(.later, "x").failureKind == .permanent)
         #expect(StepFailure(.leaseLost, "x").failureKind == .permanent)
     }
 }

@@ -17,7 +17,9 @@ struct HostileServerTests {
         let settings = SyncSettings(
             api: ServerAPI(baseURL: server.baseURL), probe: .constant(true), random: FixedRandomSource(1),
             pollInterval: .milliseconds(10), baseDelay: .seconds(60), maxDelay: .seconds(300))
-        return try await SyncRun(store: home.store, settings: settings, options: SyncOptions(), emit: recorder.emit).run()
+        return try await SyncRun(
+            store: home.store, settings: settings, options: SyncOptions(direction: .pushOnly), emit: recorder.emit
+        ).run()
     }
 
     static let portalPage = Data("<html>Please log in</html>".utf8)

@@ -25,7 +25,7 @@ struct RecipeDocumentTests {
 
     @Test("the document has exactly the contract's keys and values, version being the revision uploaded")
     func exactKeysAndValues() throws {
-        let data = RecipeDocument.encode(Self.soup(), revision: 7, imageURL: Self.imageURL)
+        let data = RecipeDocument.encode(Self.soup(), version: 7, imageURL: Self.imageURL)
         let object = try Self.object(data)
         #expect(
             Set(object.keys) == [
@@ -51,30 +51,30 @@ struct RecipeDocumentTests {
 
     @Test("the revision given, not the recipe's stored one, is the version")
     func versionIsTheArgument() throws {
-        let object = try Self.object(RecipeDocument.encode(Self.soup(), revision: 12, imageURL: Self.imageURL))
+        let object = try Self.object(RecipeDocument.encode(Self.soup(), version: 12, imageURL: Self.imageURL))
         #expect(object["version"] as? Int == 12)
     }
 
     @Test("image is absent for a recipe without an image, even when a URL is passed, and without a URL")
     func imageAbsent() throws {
-        let without = try Self.object(RecipeDocument.encode(Self.soup(image: false), revision: 7, imageURL: Self.imageURL))
+        let without = try Self.object(RecipeDocument.encode(Self.soup(image: false), version: 7, imageURL: Self.imageURL))
         #expect(without["image"] == nil)
         #expect(without.count == 11)
-        let noURL = try Self.object(RecipeDocument.encode(Self.soup(), revision: 7, imageURL: nil))
+        let noURL = try Self.object(RecipeDocument.encode(Self.soup(), version: 7, imageURL: nil))
         #expect(noURL["image"] == nil)
     }
 
     @Test("equal input gives byte-identical documents, whatever the sync bookkeeping says")
     func byteIdentical() {
-        let first = RecipeDocument.encode(Self.soup(), revision: 7, imageURL: Self.imageURL)
-        let second = RecipeDocument.encode(Self.soup(), revision: 7, imageURL: Self.imageURL)
+        let first = RecipeDocument.encode(Self.soup(), version: 7, imageURL: Self.imageURL)
+        let second = RecipeDocument.encode(Self.soup(), version: 7, imageURL: Self.imageURL)
         let otherBookkeeping = RecipeDocument.encode(
             Self.soup(sync: SyncInfo(state: .waiting, revision: 9, syncedRevision: 3, attempts: 4, lastError: "x")),
-            revision: 7, imageURL: Self.imageURL)
+            version: 7, imageURL: Self.imageURL)
         #expect(!first.isEmpty)
         #expect(first == second)
         #expect(first == otherBookkeeping)
-        #expect(first != RecipeDocument.encode(Self.soup(), revision: 8, imageURL: Self.imageURL))
+        #expect(first != RecipeDocument.encode(Self.soup(), version: 8, imageURL: Self.imageURL))
     }
 
     /// The contract's document through `JSONEncoder` (sorted keys, slashes not escaped): what the hand-written
@@ -136,7 +136,7 @@ struct RecipeDocumentTests {
                 dateModified: Date(timeIntervalSince1970: Double.random(in: 946_684_800..<4_102_444_800, using: &generator)))
             let revision = Int64.random(in: 1...Int64.max, using: &generator)
             let url = Bool.random(using: &generator) ? "https://example.org/v1/images/\(text())" : nil
-            let ours = RecipeDocument.encode(recipe, revision: revision, imageURL: url)
+            let ours = RecipeDocument.encode(recipe, version: revision, imageURL: url)
             let reference = try Reference.encode(recipe, revision: revision, imageURL: url)
             #expect(ours == reference, "\(String(decoding: ours, as: UTF8.self)) vs \(String(decoding: reference, as: UTF8.self))")
             if ours != reference { return }

@@ -61,14 +61,17 @@ struct ServerAPITests {
         let api = try #require(ServerAPI(baseURL: "https://example.org/base/"))
         let uuid = try #require(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E"))
         let document = Data(#"{"@type":"Recipe"}"#.utf8)
-        let put = api.putRecipe(uuid: uuid, document: document)
+        let put = api.putRecipe(uuid: uuid, document: document, base: 4)
         #expect(put.method == .put)
         #expect(put.url == "https://example.org/base/v1/recipes/0f8fad5b-d9cb-469f-a165-70867728950e")
         #expect(put.body == .data(document, contentType: "application/json"))
-        let delete = api.deleteRecipe(uuid: uuid)
+        let delete = api.deleteRecipe(uuid: uuid, base: 5)
         #expect(delete.method == .delete)
         #expect(delete.url == "https://example.org/base/v1/recipes/0f8fad5b-d9cb-469f-a165-70867728950e")
         #expect(delete.body == .empty)
+        #expect(put.headers == ["If-Match": "\"4\""])
+        #expect(delete.headers == ["If-Match": "\"5\""])
+        #expect(api.putRecipe(uuid: uuid, document: document, base: nil).headers == ["If-None-Match": "*"])
         #expect(put.answerDeadline == .seconds(30))
         #expect(delete.answerDeadline == .seconds(30))
     }
@@ -176,15 +179,14 @@ struct ServerAPITests {
         #expect(!url.contains("\u{1B}"))
     }
 
-    @Test("the version is read from a recipe answer and from a 409 body; anything else has none")
-    func versionAnswer() {
-        #expect(ServerAPI.version(inAnswer: Data(#"{"identifier":"x","version":7}"#.utf8)) == 7)
-        #expect(
-            ServerAPI.version(inAnswer: Data(#"{"error":"stale-version","message":"newer","version":12}"#.utf8)) == 12)
-        #expect(ServerAPI.version(inAnswer: Data(#"{"identifier":"x"}"#.utf8)) == nil)
-        #expect(ServerAPI.version(inAnswer: Data(#"{"version":"7"}"#.utf8)) == nil)
-        #expect(ServerAPI.version(inAnswer: Data("[7]".utf8)) == nil)
-        #expect(ServerAPI.version(inAnswer: Data("garbage".utf8)) == nil)
+    @Test("a 412 body says the server's version; a 410 body the tombstone's; anything else says none")
+    func versionAnswers() {
+        #expect(ServerAPI.staleVersion(inAnswer: Data(#"{"error":"stale","version":12,"deleted":false}"#.utf8)) == 12)
+        #expect(ServerAPI.staleVersion(inAnswer: Data(#"{"version":"7"}"#.utf8)) == nil)
+        #expect(ServerAPI.staleVersion(inAnswer: Data("garbage".utf8)) == nil)
+        #expect(ServerAPI.tombstoneVersion(inAnswer: Data(#"{"error":"deleted","message":"gone","version":3}"#.utf8)) == 3)
+        #expect(ServerAPI.tombstoneVersion(inAnswer: Data(#"{"error":"not_found","version":3}"#.utf8)) == nil)
+        #expect(ServerAPI.tombstoneVersion(inAnswer: Data("[3]".utf8)) == nil)
     }
 
     @Test("answer fields: strings with every escape, integers, skipped values of other kinds, white space; malformed answers have none")

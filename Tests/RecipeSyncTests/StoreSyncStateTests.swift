@@ -44,8 +44,8 @@ struct StoreSyncStateTests {
             // Their four ends in one batch, as a run records them.
             try store.finishChains(batch.claims.map { claim in
                 switch claim.recipe.id {
-                case failed: ChainEnding(claim, .failed(attempts: 8, error: "gave up", serverVersion: nil))
-                case synced: ChainEnding(claim, .uploaded(revision: claim.revision))
+                case failed: ChainEnding(claim, .failed(attempts: 8, error: "gave up"))
+                case synced: ChainEnding(claim, .uploaded(revision: claim.revision, version: claim.revision, base: RecipeFields(title: "x")))
                 case waitingNotDue:
                     ChainEnding(claim, .retryLater(at: now.addingTimeInterval(120), attempts: 1, error: "HTTP 503"))
                 default: ChainEnding(claim, .retryLater(at: now.addingTimeInterval(-1), attempts: 2, error: "HTTP 503"))
@@ -100,7 +100,7 @@ struct StoreSyncStateTests {
         #expect(claims.map(\.recipe.id) == [f.pending, f.pending2])
         try f.home.otherProcessView().apply(.title("edited while uploading"), to: f.pending)
         let finished = try f.store.finishChains(
-            claims.map { ChainEnding($0, .uploaded(revision: $0.revision)) }, owner: Self.me)
+            claims.map { ChainEnding($0, .uploaded(revision: $0.revision, version: $0.revision, base: RecipeFields(title: "x"))) }, owner: Self.me)
         #expect(finished.map(\.editedMeanwhile) == [true, false])
         let edited = try f.home.recipe(f.pending).sync
         #expect(edited.state == .pending && edited.syncedRevision == claims[0].revision && edited.leaseOwner == nil)
@@ -220,26 +220,6 @@ struct StoreSyncStateTests {
         #expect(try f.home.recipe(f.synced).sync.leaseOwner == nil)
     }
 
-    @Test("after a 409 claim(ids:) lifts the revision above the server's version; a background claim does not")
-    func claimIdsLiftsRevision() throws {
-        let f = try Fixture()
-        let claim = try #require(
-            try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
-        #expect(claim.revision == 1)
-        try f.store.finishChains(
-            [ChainEnding(claim, .failed(attempts: 1, error: "409", serverVersion: 5))], owner: Self.me)
-        #expect(try f.home.column("server_version", of: f.pending, as: Int64.self) == 5)
-        let background = try f.store.claimDue(
-            owner: Self.me, now: Self.now, leaseDuration: 60, limit: 100, after: 0, isOwnerAlive: Self.alive)
-        #expect(!background.claims.map(\.recipe.id).contains(f.pending))
-
-        let lifted = try #require(
-            try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
-        #expect(lifted.revision == 6)
-        #expect(try f.home.recipe(f.pending).sync.revision == 6)
-        #expect(try f.home.column("server_version", of: f.pending, as: Int64.self) == nil)
-    }
-
     @Test("claim(ids:) with an unknown id throws and changes nothing")
     func claimIdsUnknown() throws {
         let f = try Fixture()
@@ -261,7 +241,7 @@ struct StoreSyncStateTests {
             try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
         #expect(claim.revision == 1)
         try f.home.otherProcessView().apply(.title("edited while uploading"), to: f.pending)  // revision 2
-        try f.store.finishChains([ChainEnding(claim, .uploaded(revision: 1))], owner: Self.me)
+        try f.store.finishChains([ChainEnding(claim, .uploaded(revision: 1, version: 1, base: RecipeFields(title: "x")))], owner: Self.me)
         let recipe = try f.home.recipe(f.pending)
         #expect(recipe.sync.state == .pending)
         #expect(recipe.sync.revision == 2)
@@ -273,7 +253,7 @@ struct StoreSyncStateTests {
                 .claims.first { $0.recipe.id == f.pending })
         #expect(next.revision == 2)
         #expect(next.recipe.title == "edited while uploading")
-        try f.store.finishChains([ChainEnding(next, .uploaded(revision: 2))], owner: Self.me)
+        try f.store.finishChains([ChainEnding(next, .uploaded(revision: 2, version: 2, base: RecipeFields(title: "x")))], owner: Self.me)
         #expect(try f.home.recipe(f.pending).sync.state == .synced)
         #expect(try f.home.recipe(f.pending).sync.syncedRevision == 2)
     }
@@ -297,7 +277,7 @@ struct StoreSyncStateTests {
             let image = try #require(claim.recipe.image)
             let confirmed = ConfirmedImage(sha256: image.sha256, url: "https://example.test/v1/images/\(image.sha256)")
             let finished = try home.store.finishChains(
-                [ChainEnding(claim, .uploaded(revision: claim.revision), confirmedImage: confirmed)], owner: Self.me)[0]
+                [ChainEnding(claim, .uploaded(revision: claim.revision, version: claim.revision, base: RecipeFields(title: "x")), confirmedImage: confirmed)], owner: Self.me)[0]
             let expectedFile = claim.recipe.id == changed.id ? "renamed.png" : try #require(image.localFileName)
             #expect(finished.unneededMedia == [expectedFile])
             #expect(finished.editedMeanwhile == false)
@@ -497,7 +477,7 @@ extension StoreSyncStateTests {
             try f.store.claim(ids: [f.pending], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims.first)
         try f.home.otherProcessView().apply(.title("fixed while uploading"), to: f.pending)  // revision 2
         try f.store.finishChains(
-            [ChainEnding(claim, .failed(attempts: 1, error: "HTTP 422: invalid", serverVersion: nil))], owner: Self.me)
+            [ChainEnding(claim, .failed(attempts: 1, error: "HTTP 422: invalid"))], owner: Self.me)
         let recipe = try f.home.recipe(f.pending)
         #expect(recipe.sync.revision == 2)
         #expect(recipe.sync.state == .pending)
@@ -528,7 +508,7 @@ extension StoreSyncStateTests {
         #expect(try !idle(), "pending")
         let upload = try claimed(soup)
         #expect(try !idle(), "uploading")
-        try store.finishChains([ChainEnding(upload, .uploaded(revision: upload.revision))], owner: Self.me)
+        try store.finishChains([ChainEnding(upload, .uploaded(revision: upload.revision, version: upload.revision, base: RecipeFields(title: "x")))], owner: Self.me)
         #expect(try idle(), "synced")
 
         let retried = try store.create(title: "retried").id
@@ -538,13 +518,13 @@ extension StoreSyncStateTests {
         _ = try store.requestCancel(id: retried, now: Self.now, isOwnerAlive: Self.alive)
         let failed = try store.create(title: "failed").id
         try store.finishChains([ChainEnding(try claimed(failed), .failed(
-            attempts: 8, error: "gave up", serverVersion: nil))], owner: Self.me)
+            attempts: 8, error: "gave up"))], owner: Self.me)
         #expect(try idle(), "cancelled and failed recipes are left for an explicit sync")
 
         try store.delete(soup)
         #expect(try !idle(), "a deletion to send")
         let deletion = try claimed(soup)
-        try store.finishChains([ChainEnding(deletion, .uploaded(revision: deletion.revision))], owner: Self.me)
+        try store.finishChains([ChainEnding(deletion, .uploaded(revision: deletion.revision, version: deletion.revision, base: RecipeFields(title: "x")))], owner: Self.me)
         #expect(try idle(), "the deletion sent")
 
         // A file under a name recipes writes is for a sync to collect; one it did not write is left alone, so it

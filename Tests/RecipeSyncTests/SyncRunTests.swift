@@ -56,7 +56,7 @@ struct SyncRunTests {
                 #expect(stored.sync.remoteImageURL == url)
                 #expect(stored.image?.localFileName == nil)
                 let document = try #require(try await server.recipe(recipe.uuid))
-                #expect(document["version"] as? Int == Int(stored.sync.revision))
+                #expect(document["version"] as? Int64 == stored.sync.serverVersion)
                 #expect(document["image"] as? String == url)
             }
             for recipe in plain {
@@ -66,7 +66,7 @@ struct SyncRunTests {
                 #expect(stored.sync.state == .synced)
                 #expect(stored.sync.syncedRevision == stored.sync.revision)
                 let document = try #require(try await server.recipe(recipe.uuid))
-                #expect(document["version"] as? Int == Int(stored.sync.revision))
+                #expect(document["version"] as? Int64 == stored.sync.serverVersion)
                 #expect(document["image"] == nil)
             }
             #expect(home.mediaFiles.isEmpty)
@@ -220,7 +220,7 @@ struct SyncRunTests {
             #expect(recipePuts.dropLast().allSatisfy { $0.fault == "lost-ack" })
             #expect(recorder.events(.retry).contains { $0.step == .recipe })
             #expect(try await server.listedIdentifiers() == [recipe.uuid.uuidString.lowercased()])
-            #expect(try await server.recipe(recipe.uuid)?["version"] as? Int == Int(recipe.sync.revision))
+            #expect(try await server.recipe(recipe.uuid)?["version"] as? Int64 == (try home.recipe(recipe.id).sync.serverVersion))
             #expect(server.storedImages() == [sha])
             let stored = try home.recipe(recipe.id)
             #expect(stored.sync.state == .synced)
@@ -243,7 +243,7 @@ struct SyncRunTests {
             let received = try await server.get("/v1/recipes/\(recipe.uuid.lowercasedString)")
             #expect(received.status == 200)
             #expect(received.body == file)
-            #expect(try await server.recipe(recipe.uuid)?["version"] as? Int == Int(recipe.sync.revision))
+            #expect(try await server.recipe(recipe.uuid)?["version"] as? Int == 1, "the version it became: its first")
         }
     }
 
@@ -378,48 +378,74 @@ struct SyncRunTests {
         }
     }
 
-    @Test("409: failed once without looping; an explicit sync uploads revision server+1")
-    func conflict() async throws {
+    @Test("412: another device wrote first; the server's copy is merged field by field and pushed as its version + 1")
+    func staleWriteMerged() async throws {
         try await withSyncServer { server in
             let home = try ClientHome()
-            let recipe = try home.makeRecipe("conflict")  // revision 3
-            #expect(recipe.sync.revision == 3)
+            let recipe = try home.makeRecipe("soup")
+            #expect(try await home.sync(server).verdict == .complete)
+            #expect(try home.recipe(recipe.id).sync.serverVersion == 1)
+            // Another device changes the description, based on version 1.
             let identifier = recipe.uuid.uuidString.lowercased()
-            let newer = try JSONSerialization.data(withJSONObject: [
-                "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 5,
-                "name": "edited elsewhere",
+            let theirs = try JSONSerialization.data(withJSONObject: [
+                "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 2,
+                "name": "soup", "description": "from the tablet", "recipeIngredient": ["2 tomatoes"],
+                "recipeInstructions": [["@type": "HowToStep", "text": "Chop."]],
             ])
             let put = try await server.send(HTTPRequest(
-                method: .put, url: "\(server.baseURL)/v1/recipes/\(identifier)",
-                body: .data(newer, contentType: "application/json")))
-            #expect(put.status == 201)
+                method: .put, url: "\(server.baseURL)/v1/recipes/\(identifier)", headers: ["If-Match": "\"1\""],
+                body: .data(theirs, contentType: "application/json")))
+            #expect(put.status == 200)
+            // This device changes the title, also based on version 1.
+            try home.store.apply(.title("Tomato soup"), to: recipe.id)
 
             let recorder = EventRecorder()
-            let summary = try await home.sync(server, recorder: recorder)
-            #expect(summary.verdict == .someFailed)
-            let failed = try home.recipe(recipe.id)
-            #expect(failed.sync.state == .failed)
-            #expect(failed.sync.lastError?.contains("5") == true)
-            #expect(await server.requests(atLeast: 2).filter(\.isRecipePut).count == 2, "exactly one PUT from the client")
-            #expect(recorder.events(.retry).isEmpty)
-
-            // Background sync leaves it failed.
-            #expect(try await home.sync(server).verdict == .complete)
-            #expect(server.requests().filter(\.isRecipePut).count == 2)
-
-            // The user chooses to overwrite.
-            #expect(try await home.sync(server, ids: [recipe.id]).verdict == .complete)
-            let synced = try home.recipe(recipe.id)
-            #expect(synced.sync.state == .synced)
-            #expect(synced.sync.revision == 6)
-            #expect(synced.sync.syncedRevision == 6)
+            #expect(try await home.sync(server, recorder: recorder).verdict == .complete)
+            let merged = try home.recipe(recipe.id)
+            #expect(merged.sync.state == .synced)
+            #expect(merged.sync.serverVersion == 3)
+            #expect(merged.title == "Tomato soup" && merged.description == "from the tablet", "both edits survive")
             let document = try #require(try await server.recipe(recipe.uuid))
-            #expect(document["version"] as? Int == 6)
-            #expect(document["name"] as? String == "conflict")
+            #expect(document["version"] as? Int == 3)
+            #expect(document["name"] as? String == "Tomato soup")
+            #expect(document["description"] as? String == "from the tablet")
+            let puts = server.requests().filter(\.isRecipePut).map(\.status)
+            #expect(puts == [201, 200, 412, 200], "one stale write, merged, then accepted: \(puts)")
         }
     }
 
-    // MARK: Network and credentials
+    @Test("412 with a conflicting change of the same field: a conflict for a person, neither pushed nor failed")
+    func staleWriteConflict() async throws {
+        try await withSyncServer { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("soup")
+            _ = try await home.sync(server)
+            let identifier = recipe.uuid.uuidString.lowercased()
+            let theirs = try JSONSerialization.data(withJSONObject: [
+                "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 2,
+                "name": "Their soup", "recipeIngredient": ["2 tomatoes"],
+                "recipeInstructions": [["@type": "HowToStep", "text": "Chop."]],
+            ])
+            _ = try await server.send(HTTPRequest(
+                method: .put, url: "\(server.baseURL)/v1/recipes/\(identifier)", headers: ["If-Match": "\"1\""],
+                body: .data(theirs, contentType: "application/json")))
+            try home.store.apply(.title("My soup"), to: recipe.id)
+
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, recorder: recorder)
+            #expect(summary.conflicts == 1)
+            #expect(summary.verdict == .someFailed, "a person must choose: exit 1")
+            let stored = try home.recipe(recipe.id)
+            #expect(stored.sync.effectiveState(at: Date()) == .conflict)
+            #expect(stored.title == "My soup", "the draft keeps mine, theirs beside it")
+            #expect(stored.sync.conflict?.summary == "changed here and on the server: title")
+            #expect(recorder.events(.conflict).count == 1)
+            #expect(recorder.events(.failed).isEmpty)
+            // Not due: the next run sends nothing.
+            #expect(try await home.sync(server).verdict == .complete)
+            #expect(server.requests().filter(\.isRecipePut).count == 3)
+        }
+    }
 
     @Test("unreachable: nothing is sent, offline reported and recorded, no attempt counted, exit 75; then done")
     func unreachableThenReachable() async throws {
@@ -587,7 +613,8 @@ struct SyncRunTests {
             #expect(edited.sync.revision == revision + 1)
             #expect(edited.sync.state == .pending)
             let uploaded = try #require(try await server.recipe(recipe.uuid))
-            #expect(uploaded["version"] as? Int == Int(revision))
+            #expect(uploaded["version"] as? Int == 1)
+            #expect(edited.sync.serverVersion == 1, "the edit is now based on the version the server acknowledged")
             #expect(uploaded["name"] as? String == "before")
             #expect(home.outboxFiles.isEmpty)
 
@@ -596,7 +623,7 @@ struct SyncRunTests {
             #expect(synced.sync.state == .synced)
             #expect(synced.sync.syncedRevision == revision + 1)
             let document = try #require(try await server.recipe(recipe.uuid))
-            #expect(document["version"] as? Int == Int(revision + 1))
+            #expect(document["version"] as? Int == 2)
             #expect(document["name"] as? String == "after")
         }
     }
@@ -640,7 +667,9 @@ struct SyncRunTests {
 
             let next = try await home.sync(server)
             #expect(next.verdict == .complete)
-            #expect(server.requests().contains { $0.method == "DELETE" })
+            // Its JSON never went: the server, asked, never had it, so there is nothing to delete there.
+            #expect(!server.requests().contains { $0.method == "DELETE" })
+            #expect(server.requests().contains { $0.method == "GET" && $0.path.hasSuffix(recipe.uuid.uuidString.lowercased()) })
             #expect(throws: StoreError.self) { try home.recipe(recipe.id) }
         }
     }

@@ -208,27 +208,32 @@ final class ClientHome: @unchecked Sendable {
     }
 
     /// Prepares one sync run.
+    ///
+    /// Push only unless told otherwise: these runs are about uploads, and the pull's requests would be in the way
+    /// of their request logs (`TwoWaySyncTests` pulls).
     func makeRun(
         _ server: SyncServer, ids: [Int64]? = nil, jobs: Int = 4, maxWait: Duration = .seconds(30),
         waitForNetwork: Duration = .zero, token: String? = nil, probe: ConnectProbe = .constant(true),
-        baseDelay: Duration = .milliseconds(5), leaseDuration: TimeInterval = 60, recorder: EventRecorder
+        baseDelay: Duration = .milliseconds(5), leaseDuration: TimeInterval = 60, direction: SyncOptions.Direction = .pushOnly,
+        recorder: EventRecorder
     ) -> SyncRun {
         SyncRun(
             store: store,
             settings: settings(server, token: token, probe: probe, baseDelay: baseDelay, leaseDuration: leaseDuration),
-            options: SyncOptions(ids: ids, jobs: jobs, maxWait: maxWait, waitForNetwork: waitForNetwork),
+            options: SyncOptions(ids: ids, jobs: jobs, maxWait: maxWait, waitForNetwork: waitForNetwork, direction: direction),
             emit: recorder.emit)
     }
 
-    /// Runs one sync to its end.
+    /// Runs one sync to its end (push only unless told otherwise).
     func sync(
         _ server: SyncServer, ids: [Int64]? = nil, jobs: Int = 4, maxWait: Duration = .seconds(30),
         token: String? = nil, probe: ConnectProbe = .constant(true),
-        baseDelay: Duration = .milliseconds(5), recorder: EventRecorder = EventRecorder()
+        baseDelay: Duration = .milliseconds(5), direction: SyncOptions.Direction = .pushOnly,
+        recorder: EventRecorder = EventRecorder()
     ) async throws -> SyncSummary {
         try await makeRun(
             server, ids: ids, jobs: jobs, maxWait: maxWait, token: token, probe: probe, baseDelay: baseDelay,
-            recorder: recorder
+            direction: direction, recorder: recorder
         ).run()
     }
 

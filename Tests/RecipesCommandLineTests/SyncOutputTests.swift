@@ -106,11 +106,11 @@ struct SyncOutputTests {
         output.finish(SyncSummary(done: 3, failed: 1, cancelled: 0, waiting: 2))
         let written = lines(console.stdout)
         #expect(written.count == 2)
-        #expect(written.last == #"{"event":"summary","done":3,"failed":1,"cancelled":0,"waiting":2,"exitStatus":1}"#)
+        #expect(written.last == #"{"event":"summary","done":3,"failed":1,"cancelled":0,"waiting":2,"pulled":0,"merged":0,"conflicts":0,"removed":0,"exitStatus":1}"#)
         for line in written { _ = try jsonObject(line) }
         #expect(console.stderr.isEmpty)
         #expect(JSONSyncOutput.line(SyncSummary()) ==
-            #"{"event":"summary","done":0,"failed":0,"cancelled":0,"waiting":0,"exitStatus":0}"#)
+            #"{"event":"summary","done":0,"failed":0,"cancelled":0,"waiting":0,"pulled":0,"merged":0,"conflicts":0,"removed":0,"exitStatus":0}"#)
         #expect(JSONSyncOutput.line(SyncSummary(waiting: 1)).hasSuffix(#""exitStatus":75}"#))
         #expect(JSONSyncOutput.line(SyncSummary(failed: 1, credentialsRefused: true)).hasSuffix(#""exitStatus":77}"#))
     }
@@ -156,11 +156,11 @@ struct SyncOutputTests {
         }
     }
 
-    @Test("plain: the summary line counts what is not zero, or says there was nothing to upload")
+    @Test("plain: the summary line counts what is not zero, or says there was nothing to do")
     func plainSummary() {
         #expect(SyncEventText.summary(SyncSummary(done: 3, failed: 1, waiting: 2)) == "sync: 3 done, 1 failed, 2 waiting")
         #expect(SyncEventText.summary(SyncSummary(cancelled: 1)) == "sync: 1 cancelled")
-        #expect(SyncEventText.summary(SyncSummary()) == "sync: nothing to upload")
+        #expect(SyncEventText.summary(SyncSummary()) == "sync: nothing to do")
         #expect(SyncEventText.summary(SyncSummary(credentialsRefused: true))
             == "sync: stopped: the server refused the credentials (\(SyncEventText.credentialsHint))")
         let console = CapturingConsole()

@@ -21,6 +21,7 @@ struct CommandTests {
     func help() {
         let help = RecipesServerCommand.helpMessage()
         #expect(help.contains("lost-ack"))
+        #expect(help.contains("truncate=SIZE") && help.contains("throttle=SIZE"))
         #expect(help.contains("retry-after"))
         #expect(help.contains("--request-log"))
     }

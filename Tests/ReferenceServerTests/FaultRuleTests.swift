@@ -26,6 +26,9 @@ struct FaultRuleTests {
         #expect(try FaultRule.parse("* /v1/*: latency=1.5s").action == .latency(.milliseconds(1500)))
         #expect(try FaultRule.parse("GET /x: status=200").action == .status(200, retryAfter: nil))
         #expect(try FaultRule.parse("GET /x: status=599").action == .status(599, retryAfter: nil))
+        #expect(try FaultRule.parse("GET /v1/images/*: truncate=64KiB first=1").action == .truncate(afterBytes: 65536))
+        #expect(try FaultRule.parse("GET /v1/changes: truncate=0").action == .truncate(afterBytes: 0))
+        #expect(try FaultRule.parse("GET /v1/changes: throttle=1KiB").action == .throttle(bytesPerSecond: 1024))
     }
 
     @Test("a bad SPEC is refused with a message naming the problem", arguments: [
@@ -38,6 +41,9 @@ struct FaultRuleTests {
         ("PUT /x: status=199", "status must be an HTTP status 200...599"),
         ("PUT /x: status=600", "status must be an HTTP status 200...599"),
         ("POST /x: stall", "unknown method"),
+        ("GET /x: truncate", "truncate needs a size"),
+        ("GET /x: throttle=0", "throttle needs a positive size"),
+        ("GET /x: throttle=fast", "throttle needs a positive size"),
         ("PUT /x: status=503 first=0", "first must be an integer >= 1"),
         ("PUT /x: status=503 rate=1.5", "rate must be a number between 0 and 1"),
         ("PUT /x: stall after=10", "does not apply to stall"),

@@ -26,13 +26,24 @@ struct JSONAnswerTests {
         #expect(parsed["zeta"] as? String == text)
     }
 
-    @Test("an error body carries error, message and the extra members as JSON numbers")
+    @Test("a 412 body carries error, message, the version as a JSON number and deleted as a JSON boolean")
     func errorBody() throws {
-        var body = ServerError(status: .conflict, code: "stale-version", message: "Newer / stored.", extra: ["version": 7]).jsonBody()
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(body.readBytes(length: body.readableBytes) ?? [])) as? [String: Any])
-        #expect(object["error"] as? String == "stale-version")
-        #expect(object["message"] as? String == "Newer / stored.")
-        #expect(object["version"] as? Int == 7)
-        #expect(object.count == 3)
+        var body = ServerError.stale(version: 7, deleted: true).jsonBody()
+        let text = body.readString(length: body.readableBytes) ?? ""
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["error"] as? String == "stale")
+        #expect(object["message"] is String)
+        #expect(text.contains(#""version":7"#) && text.contains(#""deleted":true"#))
+        #expect(object.count == 4)
+    }
+
+    @Test("booleans, null and raw JSON (an inlined document) are written as they are")
+    func booleansNullAndRaw() throws {
+        let document = #"{"@type":"Recipe","name":"Soup \/ stew"}"#
+        var buffer = JSONAnswer.object(["a": .bool(true), "b": .bool(false), "c": .null, "d": .raw(ByteBuffer(string: document))]).buffer
+        let text = buffer.readString(length: buffer.readableBytes) ?? ""
+        #expect(text == #"{"a":true,"b":false,"c":null,"d":"# + document + "}")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect((parsed["d"] as? [String: Any])?["name"] as? String == "Soup / stew")
     }
 }

@@ -34,8 +34,10 @@ struct ServerDecisionTests {
         ("PUT", "/v1/images/abc", ["Content-Type": "text/plain", "Content-Length": "10"], .some(.unsupportedMediaType)),
         ("PUT", "/v1/images/abc", ["Content-Type": "image/png"], .some(.lengthRequired)),
         ("PUT", "/v1/images/abc", ["Content-Type": "image/png", "Content-Length": "1000"], .some(.unauthorized)),
-        ("PUT", "/v1/recipes/x?y=1", ["Content-Type": "application/json", "Content-Length": "2000000"], .some(.contentTooLarge)),
-        ("PUT", "/v1/recipes/x", ["Content-Type": "text/plain", "Content-Length": "20"], .some(.unsupportedMediaType)),
+        ("PUT", "/v1/recipes/x?y=1", ["Content-Type": "application/json", "Content-Length": "2000000", "If-None-Match": "*"], .some(.contentTooLarge)),
+        ("PUT", "/v1/recipes/x", ["Content-Type": "text/plain", "Content-Length": "20", "If-Match": "\"3\""], .some(.unsupportedMediaType)),
+        ("PUT", "/v1/recipes/x", ["Content-Type": "application/json", "Content-Length": "20"], .some(.preconditionRequired)),
+        ("PUT", "/v1/recipes/x", ["Content-Type": "application/json", "Content-Length": "20", "If-Match": "*"], .some(.badRequest)),
     ] as [(String, String, [String: String], HTTPResponse.Status?)])
     func preflightRefuses(method: String, path: String, headers: [String: String], expected: HTTPResponse.Status?) {
         let withToken = expected == .unauthorized
@@ -48,7 +50,8 @@ struct ServerDecisionTests {
         let preflight = RequestPreflight(token: Array("t0k".utf8), maxImageBytes: 1000)
         let image = Self.request("PUT", "/v1/images/abc", ["Content-Type": "image/png; x=y", "Content-Length": "1000", "Authorization": "Bearer t0k"])
         #expect(preflight.refusal(image) == nil)
-        let recipe = Self.request("PUT", "/v1/recipes/x", ["Content-Type": "application/json", "Content-Length": "100", "Authorization": "bearer t0k"])
+        let recipe = Self.request("PUT", "/v1/recipes/x", ["Content-Type": "application/json", "Content-Length": "100", "Authorization": "bearer t0k",
+                                                           "If-Match": "\"4\""])
         #expect(preflight.refusal(recipe) == nil)
         #expect(preflight.refusal(Self.request("GET", "/v1/health", [:])) == nil)
     }

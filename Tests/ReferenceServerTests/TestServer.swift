@@ -78,6 +78,12 @@ enum Fixture {
     /// Hex SHA-256 of some bytes.
     static func sha256(_ data: Data) -> String { ImageDigest.sha256Hex(of: data) }
 
+    /// The headers of a recipe PUT for a recipe new to the server.
+    static let asNew = ["Content-Type": "application/json", "If-None-Match": "*"]
+
+    /// The headers of a recipe write based on server version `base`.
+    static func basedOn(_ base: Int) -> [String: String] { ["Content-Type": "application/json", "If-Match": "\"\(base)\""] }
+
     /// A recipe document.
     static func recipe(_ identifier: String, version: Int, name: String = "Tomato soup", image: String? = nil) -> Data {
         var object: [String: Any] = ["@context": "https://schema.org", "@type": "Recipe", "identifier": identifier,

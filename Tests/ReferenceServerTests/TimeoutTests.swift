@@ -54,7 +54,7 @@ struct TimeoutTests {
             let id = UUID().uuidString
             let document = Fixture.recipe(id, version: 1)
             let answer = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)",
-                                                      headers: ["Content-Type": "application/json"], body: document.prefix(3),
+                                                      headers: Fixture.asNew, body: document.prefix(3),
                                                       declaredLength: document.count)
             #expect(answer.status == 408)
             #expect(await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/recipes/\(id)").status == 404)

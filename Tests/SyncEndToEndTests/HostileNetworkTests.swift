@@ -35,7 +35,7 @@ struct HostileNetworkTests {
         // upload".
         let again = try client.run(["sync", "--max-wait", "0"])
         #expect(again.status == 75, "\(again)")
-        #expect(!again.stdout.contains("nothing to upload"), "\(again)")
+        #expect(!again.stdout.contains("nothing to do"), "\(again)")
 
         let server = try client.startServer()
         defer { server.stop() }

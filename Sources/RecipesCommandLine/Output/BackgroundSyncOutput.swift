@@ -8,7 +8,7 @@ import RecipeModels
 ///
 /// Lines read `2026-11-20T10:00:00.123Z [4242] #3 Tomato soup: done (revision 4 on the server)`, the process id
 /// telling concurrent runs apart. A run that had nothing to do leaves no line, so a cron job every few minutes
-/// does not fill the log with `nothing to upload`.
+/// does not fill the log with `nothing to do`.
 final class BackgroundSyncOutput: SyncOutput {
     private let log: SyncLog
     private let console: any Console

@@ -50,7 +50,9 @@ final class JSONSyncOutput: SyncOutput {
         writer.object([
             "event": .string("summary"), "done": .integer(Int64(summary.done)),
             "failed": .integer(Int64(summary.failed)), "cancelled": .integer(Int64(summary.cancelled)),
-            "waiting": .integer(Int64(summary.waiting)), "exitStatus": .integer(Int64(summary.exitStatus)),
+            "waiting": .integer(Int64(summary.waiting)), "pulled": .integer(Int64(summary.pulled)),
+            "merged": .integer(Int64(summary.merged)), "conflicts": .integer(Int64(summary.conflicts)),
+            "removed": .integer(Int64(summary.removed)), "exitStatus": .integer(Int64(summary.exitStatus)),
         ])
         return writer.text
     }

@@ -50,7 +50,7 @@ final class PlainSyncOutput: SyncOutput {
                 shown[event.id] = Shown(lastProgress: event.time)  // a new step or attempt starts its own progress
             case .retry:
                 shown[event.id] = nil
-            case .done, .failed, .cancelled, .offline, .skipped:
+            case .done, .failed, .cancelled, .offline, .skipped, .pulled, .merged, .conflict, .removed, .downloaded:
                 shown[event.id] = nil
             }
             console.out(SyncEventText.line(event) + "\n")

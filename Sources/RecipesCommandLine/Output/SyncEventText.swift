@@ -45,6 +45,17 @@ enum SyncEventText {
             if let error { return "skipped: " + error }
             if let delay = event.delay { return "skipped: next attempt in " + DurationFormat.describe(delay) }
             return "skipped: not due"
+        case .pulled:
+            return "pulled" + (event.revision.map { " (version \($0) from the server)" } ?? "")
+        case .merged:
+            return "merged with the server's version" + (event.revision.map { " \($0)" } ?? "")
+                + (error.map { "; " + $0 } ?? "")
+        case .conflict:
+            return "conflict: " + (error ?? "changed here and on the server")
+        case .removed:
+            return "removed: deleted on the server"
+        case .downloaded:
+            return "downloaded image" + (event.bytes.map { " (" + ByteFormat.describe($0) + ")" } ?? "")
         }
     }
 
@@ -72,18 +83,25 @@ enum SyncEventText {
         return Int(Double(clamped) * 100 / Double(total))
     }
 
-    /// `sync: 3 done, 1 failed, 2 waiting`, or `sync: nothing to upload` when nothing happened.
+    /// `sync: 3 done, 1 failed, 2 waiting`, or `sync: nothing to do` when nothing happened.
     static func summary(_ summary: SyncSummary) -> String {
         var parts: [String] = []
+        if summary.pulled > 0 { parts.append("\(summary.pulled) pulled") }
+        if summary.merged > 0 { parts.append("\(summary.merged) merged") }
+        if summary.removed > 0 { parts.append("\(summary.removed) removed") }
+        if summary.conflicts > 0 {
+            parts.append("\(summary.conflicts) in conflict (`recipes conflicts` lists them)")
+        }
         if summary.done > 0 { parts.append("\(summary.done) done") }
         if summary.failed > 0 { parts.append("\(summary.failed) failed") }
         if summary.cancelled > 0 { parts.append("\(summary.cancelled) cancelled") }
         if summary.waiting > 0 { parts.append("\(summary.waiting) waiting") }
+        if let reason = summary.pullStopped { parts.append("pull stopped: " + TerminalText.clean(reason)) }
         if summary.credentialsRefused {
             let counts = parts.isEmpty ? "" : parts.joined(separator: ", ") + "; "
             return "sync: " + counts + "stopped: the server refused the credentials (" + credentialsHint + ")"
         }
-        return parts.isEmpty ? "sync: nothing to upload" : "sync: " + parts.joined(separator: ", ")
+        return parts.isEmpty ? "sync: nothing to do" : "sync: " + parts.joined(separator: ", ")
     }
 
     /// What to do when the server refuses the credentials.

@@ -114,7 +114,7 @@ struct SyncProgressState {
         case .offline where event.delay != nil:
             wait(event)  // waiting for the network within the run; an `offline` without a delay ends the recipe
             return false
-        case .done, .failed, .cancelled, .offline, .skipped:
+        case .done, .failed, .cancelled, .offline, .skipped, .pulled, .merged, .conflict, .removed, .downloaded:
             uploads.removeAll { $0.id == event.id }
             outcomes[event.id] = event.kind
             return true

@@ -73,8 +73,9 @@ final class BackgroundJobs: Sendable {
         let run = try invocation.prepareRun(store: store, configuration: configuration) { event in
             output.emit(event)
             switch event.kind {
-            case .done, .failed, .cancelled, .offline, .skipped: ended.withLock { $0 += 1 }
-            case .start, .progress, .retry: break
+            case .done, .failed, .cancelled, .offline, .skipped, .pulled, .merged, .conflict, .removed:
+                ended.withLock { $0 += 1 }
+            case .start, .progress, .retry, .downloaded: break
             }
         }
         let title = "sync" + (invocation.ids.map { " " + $0.map(String.init).joined(separator: " ") } ?? "")

@@ -1,0 +1,165 @@
+import Crypto
+import Foundation
+import RecipeModels
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `<home>/images/` folder: the images of synced recipes, named by their SHA-256 (`<sha256>.<ext>`), downloaded
+/// by a pull or moved here from `media/` once the server confirmed the upload; kept while a recipe refers to them.
+///
+/// A download is written under a temporary name (`.tmp-<writer>@<uuid>`, see `TemporaryFiles`), hashed and checked
+/// as it arrives, and renamed into place only whole and with the SHA-256 its URL names: `images/` never holds half an
+/// image or the wrong bytes.
+public struct ImageLibrary: Sendable {
+    /// The images folder.
+    public let directory: URL
+    /// Who writes through this value, named in its temporary files.
+    let writer: String
+
+    /// Creates the library for `directory`.
+    public init(directory: URL, writer: String = LeaseOwner.current) {
+        self.directory = directory
+        self.writer = writer
+    }
+
+    /// The path of `fileName` in the folder.
+    public func path(of fileName: String) -> String { directory.path + "/" + fileName }
+
+    /// The image `sha256` when the folder holds it, as a reference with no media copy.
+    public func image(sha256: String) -> ImageReference? {
+        for format in ImageFormat.allCases {
+            var info = stat()
+            let name = ImageReference.fileName(sha256: sha256, format: format)
+            if lstat(path(of: name), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+                return ImageReference(sha256: sha256, format: format, byteCount: Int64(info.st_size), localFileName: nil)
+            }
+        }
+        return nil
+    }
+
+    /// Starts a download of image `sha256` of at most `maxBytes` bytes into a temporary file of the folder (created
+    /// when missing, refused when it is a symbolic link).
+    public func beginDownload(sha256: String, maxBytes: Int64 = MediaLibrary.defaultMaxBytes) throws(StoreError) -> ImageDownload {
+        try RecipesHome.makeDirectory(directory.path, mode: 0o755)
+        try HomeFolder.check(directory.path)
+        return try ImageDownload(sha256: sha256, temporaryPath: path(of: TemporaryFiles.name(writer: writer)), maxBytes: maxBytes)
+    }
+
+    /// Moves a finished, checked download into place as `<sha256>.<ext>`; returns its reference.
+    public func install(_ download: ImageDownload) throws(StoreError) -> ImageReference {
+        let (format, bytes) = try download.finish()
+        let name = ImageReference.fileName(sha256: download.sha256, format: format)
+        guard rename(download.temporaryPath, path(of: name)) == 0 else {
+            let detail = String(cString: strerror(errno))
+            download.discard()
+            throw StoreError(.fileSystem(path: path(of: name), detail: detail))
+        }
+        return ImageReference(sha256: download.sha256, format: format, byteCount: bytes, localFileName: nil)
+    }
+
+    /// Moves the media copy at `mediaPath` of image `fileName` here (the server has it now); false when it could not.
+    func adopt(mediaCopy mediaPath: String, as fileName: String) -> Bool {
+        (try? RecipesHome.makeDirectory(directory.path, mode: 0o755)) != nil && rename(mediaPath, path(of: fileName)) == 0
+    }
+
+    /// Deletes the images no recipe refers to (`referenced` holds the SHA-256s still wanted) and the temporary files of
+    /// writers that are gone; only names this library writes. Returns what it deleted.
+    func collectGarbage(referenced: Set<String>, now: Date, isWriterAlive: (String) -> Bool) throws(StoreError) -> [String] {
+        guard let folder = try HomeFolder.open(directory.path) else { return [] }
+        var removed: [String] = []
+        for entry in try folder.entries() where entry.isRegularFile {
+            let name = entry.name
+            if OwnFileNames.isImageCopy(name) {
+                let sha = String(name.prefix { $0 != "." })
+                if referenced.contains(sha) { continue }
+            } else if OwnFileNames.isTemporaryFile(name) {
+                if TemporaryFiles.isLive(name, in: folder, now: now, isWriterAlive: isWriterAlive) { continue }
+            } else {
+                continue
+            }
+            if folder.remove(name) { removed.append(name) }
+        }
+        return removed
+    }
+}
+
+/// One image being downloaded into the images folder: the bytes are written to a temporary file and hashed as they
+/// come; `ImageLibrary.install` renames it into place once it is whole and is the image its SHA-256 names.
+public final class ImageDownload: @unchecked Sendable {
+    // @unchecked Sendable: `receive` is called on one thread at a time (the transport's, in order), `finish` or
+    // `discard` only after the transfer ended; the mutable state is never touched by two threads at once.
+    /// The SHA-256 the bytes must have.
+    public let sha256: String
+    /// The temporary file.
+    public let temporaryPath: String
+    private let maxBytes: Int64
+    private var descriptor: Int32
+    private var hasher = SHA256()
+    private var count: Int64 = 0
+    private var head: [UInt8] = []
+    /// Why the download was refused, when it was.
+    public private(set) var refusal: String?
+
+    init(sha256: String, temporaryPath: String, maxBytes: Int64) throws(StoreError) {
+        self.sha256 = sha256
+        self.temporaryPath = temporaryPath
+        self.maxBytes = maxBytes
+        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else {
+            throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
+        }
+    }
+
+    deinit {
+        if descriptor >= 0 {
+            close(descriptor)
+            unlink(temporaryPath)
+        }
+    }
+
+    /// Takes the next bytes; false (with `refusal` set) when they make the image too large or cannot be written.
+    public func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard refusal == nil, descriptor >= 0 else { return false }
+        count += Int64(bytes.count)
+        guard count <= maxBytes else {
+            refusal = "the image is larger than \(maxBytes) bytes"
+            return false
+        }
+        if head.count < 16 { head += bytes.prefix(16 - head.count) }
+        hasher.update(bufferPointer: bytes)
+        if let failure = writeAll(bytes, to: descriptor) {
+            refusal = "cannot write \(temporaryPath): \(failure)"
+            return false
+        }
+        return true
+    }
+
+    /// Checks the whole download (its SHA-256 and that it is an image) and closes the file; returns its format and size.
+    func finish() throws(StoreError) -> (ImageFormat, Int64) {
+        defer {
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+        let digest = MediaLibrary.hex(hasher.finalize())
+        guard refusal == nil, digest == sha256, let format = ImageFormat.detect(head[...]) else {
+            unlink(temporaryPath)
+            let why = refusal ?? (digest != sha256
+                ? "its SHA-256 is \(digest.prefix(12))…, not \(sha256.prefix(12))… as its URL says"
+                : "its bytes are not a JPEG, PNG, GIF or WebP image")
+            throw StoreError(.downloadRefused(sha256: sha256, reason: why))
+        }
+        guard fsync(descriptor) == 0 else {
+            unlink(temporaryPath)
+            throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
+        }
+        return (format, count)
+    }
+
+    /// Deletes the temporary file (a download that failed or was cancelled).
+    public func discard() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        unlink(temporaryPath)
+    }
+}

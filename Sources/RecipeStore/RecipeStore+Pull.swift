@@ -1,0 +1,175 @@
+import Foundation
+import GRDB
+import RecipeModels
+
+/// Where this home has read the server's changes feed to.
+public struct FeedCursor: Sendable, Equatable {
+    /// The id of the server the cursor belongs to; nil before the first pull.
+    public var server: String?
+    /// The sequence number of the last change applied.
+    public var seq: Int64
+
+    public init(server: String?, seq: Int64) {
+        self.server = server
+        self.seq = seq
+    }
+}
+
+/// One change of a page as the pull applies it.
+public struct PulledChange: Sendable, Equatable {
+    /// The recipe it concerns.
+    public var uuid: UUID
+    /// The server's copy.
+    public var copy: ServerCopy
+    /// Its sequence number.
+    public var seq: Int64
+
+    public init(uuid: UUID, copy: ServerCopy, seq: Int64) {
+        self.uuid = uuid
+        self.copy = copy
+        self.seq = seq
+    }
+}
+
+/// What the pull of one change did.
+public struct AppliedChange: Sendable, Equatable {
+    /// The recipe's local id (nil when it is gone here, or was never here).
+    public var id: Int64?
+    /// The recipe it concerns.
+    public var uuid: UUID
+    /// Its title now (or the server's, for a recipe removed).
+    public var title: String
+    /// What applying it did.
+    public var outcome: ServerCopyOutcome
+}
+
+/// What a push that the server answered `412` comes to, once the server's copy is merged in (see
+/// `RecipeStore.mergeAfterStale`).
+public enum StaleMerge: Sendable, Equatable {
+    /// The merge must go to the server: push this claim (the recipe at its new revision, based on the server's
+    /// version).
+    case push(SyncClaim)
+    /// The server has the draft already: synced at that version, nothing to push.
+    case synced(revision: Int64, version: Int64, base: RecipeFields)
+    /// A person must choose.
+    case conflict(RecipeConflict)
+    /// The recipe is gone (deleted on the server and not changed here), or this process no longer holds its lease.
+    case gone
+}
+
+extension RecipeStore {
+    /// The feed cursor.
+    public func feedCursor() throws(StoreError) -> FeedCursor {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT server_id, seq FROM sync_cursor WHERE id = 1")
+            return FeedCursor(server: row?["server_id"], seq: row?["seq"] ?? 0)
+        }
+    }
+
+    /// Starts reading the feed of server `server` from the beginning (the first pull, or another or a reset server).
+    /// For a server other than the one the cursor belonged to, every recipe forgets its base: a full pass of the new
+    /// server's feed re-bases the recipes it lists, and `finishServerChange` then uploads the others as new.
+    public func startFeed(of server: String) throws(StoreError) {
+        try write { db in
+            let previous = try String.fetchOne(db, sql: "SELECT server_id FROM sync_cursor WHERE id = 1")
+            try db.execute(sql: "UPDATE sync_cursor SET server_id = ?, seq = 0 WHERE id = 1", arguments: [server])
+            if previous != nil, previous != server {
+                try db.execute(sql: "UPDATE recipes SET server_version = NULL, base_fields = NULL, conflicts = NULL")
+            }
+        }
+    }
+
+    /// After a full pass of a new server's feed: the recipes it did not list (still without a server version) are
+    /// uploaded again as new; deletions of recipes it never had are done here.
+    public func finishServerChange() throws(StoreError) {
+        try write { db in
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM recipes WHERE server_version IS NULL AND synced_revision > 0")
+            for id in ids {
+                guard let recipe = try Self.storedRecipe(id, db) else { continue }
+                if recipe.sync.deleted {
+                    try db.execute(sql: "DELETE FROM recipes WHERE id = ?", arguments: [id])
+                } else {
+                    try Self.apply(.edited, to: id, db)
+                }
+            }
+        }
+    }
+
+    /// Leases, for a pull, the recipes of `uuids` that exist here, in order, up to the first one another live process
+    /// holds; returns how many of `uuids` may be applied (all, or up to that one).
+    public func leaseForPull(
+        _ uuids: [UUID], owner: String, now: Date, leaseDuration: TimeInterval, isOwnerAlive: @escaping (String) -> Bool
+    ) throws(StoreError) -> Int {
+        try write { db in
+            let claim = RecipeSyncMachine.Event.claimed(owner: owner, now: now, leaseDuration: leaseDuration, explicit: false)
+            for (index, uuid) in uuids.enumerated() {
+                guard let id = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM recipes WHERE uuid = ?"), arguments: [uuid.lowercasedString]),
+                    let recipe = try Self.storedRecipe(id, db)
+                else { continue }
+                if Self.busyElsewhere(recipe, owner: owner, now: now, isOwnerAlive: isOwnerAlive) != nil { return index }
+                if recipe.sync.leaseOwner == owner { continue }
+                try Self.apply(claim, to: id, known: SyncRecord(sync: recipe.sync, image: recipe.image), db)
+            }
+            return uuids.count
+        }
+    }
+
+    /// Applies `changes` (one page of the feed, or its first part) and moves the cursor to `seq`, in one transaction,
+    /// then releases the leases `owner` took for them: a pull killed at any moment re-applies at most this page.
+    public func applyPage(_ changes: [PulledChange], through seq: Int64, owner: String) throws(StoreError) -> [AppliedChange] {
+        let now = self.now()
+        return try write { db in
+            var applied: [AppliedChange] = []
+            for change in changes {
+                let (id, outcome) = try Self.applyServerCopy(change.copy, uuid: change.uuid, images: images, now: now, db)
+                var title = ""
+                if let id { title = try String.fetchOne(db, sql: "SELECT title FROM recipes WHERE id = ?", arguments: [id]) ?? "" }
+                if case .live(_, let fields) = change.copy, id == nil { title = fields.title }
+                applied.append(AppliedChange(id: id, uuid: change.uuid, title: title, outcome: outcome))
+                if let id { try Self.apply(.leaseReleased(owner: owner), to: id, db) }
+            }
+            try db.execute(sql: "UPDATE sync_cursor SET seq = max(seq, ?) WHERE id = 1", arguments: [seq])
+            return applied
+        }
+    }
+
+    /// Makes recipe `claim` one to send as new (`If-None-Match: *`): the server its base was on does not have it (a
+    /// reset or another server). Returns the claim to push.
+    public func pushAsNew(_ claim: SyncClaim, owner: String) throws(StoreError) -> SyncClaim {
+        try write { db in
+            let event = RecipeSyncMachine.Event.merged(
+                version: nil, base: nil, outcome: .pending, fieldsChanged: false, deleted: claim.isDeletion)
+            try Self.apply(event, to: claim.recipe.id, db)
+            var recipe = try Self.fetchRecipe(db, id: claim.recipe.id)
+            recipe.sync.leaseOwner = owner
+            return SyncClaim(recipe: recipe)
+        }
+    }
+
+    /// Merges the server's copy into recipe `claim`, whose push the server answered `412` (another device wrote
+    /// first), while `owner` holds its lease: `push` the merge, or it is `synced` already, or a `conflict`.
+    public func mergeAfterStale(_ claim: SyncClaim, copy: ServerCopy, owner: String) throws(StoreError) -> StaleMerge {
+        let now = self.now()
+        return try write { db in
+            guard let stored = try Self.storedRecipe(claim.recipe.id, db), stored.sync.leaseOwner == owner else {
+                return .gone
+            }
+            let (id, outcome) = try Self.applyServerCopy(copy, uuid: claim.recipe.uuid, images: images, now: now, db)
+            guard let id else { return .gone }
+            var recipe = try Self.fetchRecipe(db, id: id)
+            switch outcome {
+            case .conflict(let conflict):
+                return .conflict(conflict)
+            case .removed:
+                return .gone
+            default:
+                if recipe.sync.state == .synced, let version = recipe.sync.serverVersion, let base = recipe.sync.base {
+                    return .synced(revision: recipe.sync.revision, version: version, base: base)
+                }
+                recipe.sync.leaseOwner = owner
+                return .push(SyncClaim(recipe: recipe))
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import RecipeModels
+
+/// A recipe as the server has it: its identity, the version, and the fields a merge compares (its image as the
+/// server's URL).
+public struct ServerRecipe: Sendable, Equatable {
+    /// The recipe's identity.
+    public var identifier: UUID
+    /// The server's version of it.
+    public var version: Int64
+    /// Its fields.
+    public var fields: RecipeFields
+
+    /// Creates a server recipe.
+    public init(identifier: UUID, version: Int64, fields: RecipeFields) {
+        self.identifier = identifier
+        self.version = version
+        self.fields = fields
+    }
+
+    /// Reads a stored document (`GET /v1/recipes/{uuid}`, a change of the feed): a schema.org `Recipe` as
+    /// `RecipeDocument` writes it. Nil when it is not one: no identifier or version, a name that is not a text, an
+    /// image URL that does not end in a SHA-256, lists that are not lists of texts (or `HowToStep`s).
+    public init?(document: Data) {
+        guard let object = try? JSONSerialization.jsonObject(with: document) as? [String: Any] else { return nil }
+        self.init(object: object)
+    }
+
+    /// Reads a document already parsed as a JSON object.
+    init?(object: [String: Any]) {
+        guard let identifierText = object["identifier"] as? String, let identifier = UUID(text: identifierText.lowercased()),
+            let version = (object["version"] as? NSNumber).flatMap({ Int64(exactly: $0.doubleValue) }),
+            let name = object["name"] as? String
+        else { return nil }
+        func text(_ key: String) -> String? {
+            guard let value = object[key] else { return "" }
+            return value as? String
+        }
+        guard let description = text("description"), let recipeYield = text("recipeYield"),
+            let keywords = text("keywords")
+        else { return nil }
+        let ingredients: [String]
+        switch object["recipeIngredient"] {
+        case nil: ingredients = []
+        case let list as [String]: ingredients = list
+        default: return nil
+        }
+        var steps: [String] = []
+        switch object["recipeInstructions"] {
+        case nil: break
+        case let list as [Any]:
+            for item in list {
+                if let step = item as? [String: Any], let text = step["text"] as? String {
+                    steps.append(text)
+                } else if let text = item as? String {
+                    steps.append(text)
+                } else {
+                    return nil
+                }
+            }
+        default: return nil
+        }
+        var image: RecipeImage?
+        if let url = object["image"] {
+            guard let url = url as? String, let server = RecipeImage(serverURL: url) else { return nil }
+            image = server
+        }
+        self.init(
+            identifier: identifier, version: version,
+            fields: RecipeFields(
+                title: name, description: description, recipeYield: recipeYield, keywords: keywords,
+                ingredients: ingredients, steps: steps, image: image))
+    }
+}
+
+/// One change of the server's changes feed.
+public struct ServerChange: Sendable, Equatable {
+    /// Its sequence number.
+    public var seq: Int64
+    /// The recipe it concerns.
+    public var uuid: UUID
+    /// The version it made.
+    public var version: Int64
+    /// The recipe as that version has it; nil for a deletion.
+    public var recipe: ServerRecipe?
+}
+
+/// One page of the changes feed (`GET /v1/changes`).
+public struct ChangesPage: Sendable, Equatable {
+    /// The server's id: another id means another (or a reset) server.
+    public var server: String
+    /// The changes, in sequence order.
+    public var changes: [ServerChange]
+    /// Where the next page starts (`since`).
+    public var next: Int64
+    /// Whether changes after `next` exist.
+    public var more: Bool
+
+    /// Reads a page; nil when the answer is not one (a change whose document does not read, whose document names
+    /// another recipe or version, or sequence numbers out of order make the whole page unreadable).
+    public init?(_ data: Data) {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let server = object["server"] as? String, !server.isEmpty,
+            let list = object["changes"] as? [[String: Any]],
+            let next = (object["next"] as? NSNumber).flatMap({ Int64(exactly: $0.doubleValue) }),
+            let more = object["more"] as? Bool
+        else { return nil }
+        var changes: [ServerChange] = []
+        for item in list {
+            guard let seq = (item["seq"] as? NSNumber).flatMap({ Int64(exactly: $0.doubleValue) }),
+                let uuidText = item["uuid"] as? String, let uuid = UUID(text: uuidText.lowercased()),
+                let version = (item["version"] as? NSNumber).flatMap({ Int64(exactly: $0.doubleValue) }),
+                let deleted = item["deleted"] as? Bool, seq > (changes.last?.seq ?? Int64.min)
+            else { return nil }
+            var recipe: ServerRecipe?
+            if !deleted {
+                guard let document = item["recipe"] as? [String: Any], let read = ServerRecipe(object: document),
+                    read.identifier == uuid, read.version == version
+                else { return nil }
+                recipe = read
+            }
+            changes.append(ServerChange(seq: seq, uuid: uuid, version: version, recipe: recipe))
+        }
+        self.server = server
+        self.changes = changes
+        self.next = next
+        self.more = more
+    }
+}
