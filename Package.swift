@@ -5,6 +5,7 @@
 //   RecipeModels        pure value types (recipe, ingredient, step, image, sync state)
 //   CSQLite / RecipeStore  SQLite through GRDB: migrations, edits, sync bookkeeping, media copies, doctor
 //   Locking             Locked<Value>, every target's lock (a pthread mutex ThreadSanitizer can see)
+//   SystemFiles         AtomicFile (temporary name, fsync, rename), writeAll, ErrnoError: every writer's file calls
 //   OperationEngine     generic operations, conditions, exclusivity, observers, retry, queue
 //   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
 //   RecipeSync          the sync engine: per-recipe chains (image, then JSON) on the engine, leases, cancellation
@@ -57,6 +58,7 @@ let package = Package(
             dependencies: [
                 "RecipeModels",
                 "Locking",
+                "SystemFiles",
                 "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -67,6 +69,13 @@ let package = Package(
         // MARK: Operation engine
         .target(
             name: "Locking",
+            swiftSettings: strictSettings
+        ),
+        // The one atomic file writer and the one errno error, for the store, the command line, the transport and
+        // the server.
+        .target(
+            name: "SystemFiles",
+            dependencies: ["Locking"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -87,7 +96,7 @@ let package = Package(
         ),
         .target(
             name: "Transport",
-            dependencies: ["CCurl", "Locking"],
+            dependencies: ["CCurl", "Locking", "SystemFiles"],
             swiftSettings: strictSettings
         ),
 
@@ -112,6 +121,7 @@ let package = Package(
                 "RecipeSync",
                 "Transport",
                 "Locking",
+                "SystemFiles",
                 "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -130,6 +140,7 @@ let package = Package(
             name: "ReferenceServer",
             dependencies: [
                 "Locking",
+                "SystemFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -167,6 +178,11 @@ let package = Package(
             dependencies: [
                 "RecipeStore", "RecipeModels", "RecipesTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SystemFilesTests",
+            dependencies: ["SystemFiles", "Locking"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -159,17 +160,14 @@ public enum DatabaseDoctor {
     /// Puts the salvaged database in the damaged one's place, keeping the damaged file (and its `-wal` and `-shm`,
     /// moved first so that SQLite never reads them as the new file's) under `keptAs`; returns `keptAs`.
     static func swap(damaged path: String, salvaged: String, keptAs kept: String) throws(StoreError) -> String {
-        func fail(_ at: String) -> StoreError { StoreError(.fileSystem(path: at, detail: String(cString: strerror(errno)))) }
-        guard link(path, kept) == 0 else { throw fail(kept) }
+        guard link(path, kept) == 0 else { throw StoreError(ErrnoError(errno, .link(from: path), path: kept)) }
         for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            guard rename(path + suffix, kept + suffix) == 0 else { throw fail(path + suffix) }
+            guard rename(path + suffix, kept + suffix) == 0 else {
+                throw StoreError(ErrnoError(errno, .rename(from: path + suffix), path: kept + suffix))
+            }
         }
-        guard rename(salvaged, path) == 0 else { throw fail(path) }
-        let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+        guard rename(salvaged, path) == 0 else { throw StoreError(ErrnoError(errno, .rename(from: salvaged), path: path)) }
+        try? AtomicFile.flushFolder(containing: path)  // the swap is done; a crash may only bring back the old names
         return kept
     }
 }

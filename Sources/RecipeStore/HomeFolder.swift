@@ -1,5 +1,6 @@
 import Foundation
 import RecipeModels
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,7 +58,7 @@ final class HomeFolder {
             if (info.st_mode & S_IFMT) == S_IFLNK { return symlinkRefusal(path) }
             if (info.st_mode & S_IFMT) != S_IFDIR { return StoreError(.notAFolder(path: path)) }
         }
-        return StoreError(.fileSystem(path: path, detail: String(cString: strerror(code))))
+        return StoreError(ErrnoError(code, .open, path: path))
     }
 
     /// The refusal of the link at `path`, naming where it leads.
@@ -70,10 +71,7 @@ final class HomeFolder {
     func entries() throws(StoreError) -> [Entry] {
         // `fdopendir` takes the descriptor over (closedir closes it): give it a copy, positioned at the start.
         let copy = dup(descriptor)
-        guard copy >= 0, let stream = fdopendir(copy) else {
-            let detail = String(cString: strerror(errno))
-            throw StoreError(.fileSystem(path: path, detail: detail))
-        }
+        guard copy >= 0, let stream = fdopendir(copy) else { throw StoreError(ErrnoError(errno, .list, path: path)) }
         defer { closedir(stream) }
         rewinddir(stream)
         var entries: [Entry] = []

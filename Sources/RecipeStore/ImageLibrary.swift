@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RecipeModels
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,16 +47,17 @@ public struct ImageLibrary: Sendable {
         return try ImageDownload(sha256: sha256, temporaryPath: path(of: TemporaryFiles.name(writer: writer)), maxBytes: maxBytes)
     }
 
-    /// Moves a finished, checked download into place as `<sha256>.<ext>`; returns its reference.
+    /// Moves a finished, checked download into place as `<sha256>.<ext>` (flushed to disk, then renamed); returns its
+    /// reference.
     public func install(_ download: ImageDownload) throws(StoreError) -> ImageReference {
-        let (format, bytes) = try download.finish()
+        let format = try download.check()
         let name = ImageReference.fileName(sha256: download.sha256, format: format)
-        guard rename(download.temporaryPath, path(of: name)) == 0 else {
-            let detail = String(cString: strerror(errno))
-            download.discard()
-            throw StoreError(.fileSystem(path: path(of: name), detail: detail))
+        do {
+            try download.file.commit(to: path(of: name), flushing: [.file, .folder])
+        } catch {
+            throw StoreError(.fileSystem(path: path(of: name), detail: error.localizedDescription))
         }
-        return ImageReference(sha256: download.sha256, format: format, byteCount: bytes, localFileName: nil)
+        return ImageReference(sha256: download.sha256, format: format, byteCount: download.count, localFileName: nil)
     }
 
     /// Moves the media copy at `mediaPath` of image `fileName` here (the server has it now); false when it could not.
@@ -87,40 +89,33 @@ public struct ImageLibrary: Sendable {
 /// One image being downloaded into the images folder: the bytes are written to a temporary file and hashed as they
 /// come; `ImageLibrary.install` renames it into place once it is whole and is the image its SHA-256 names.
 public final class ImageDownload: @unchecked Sendable {
-    // @unchecked Sendable: `receive` is called on one thread at a time (the transport's, in order), `finish` or
+    // @unchecked Sendable: `receive` is called on one thread at a time (the transport's, in order), `check` or
     // `discard` only after the transfer ended; the mutable state is never touched by two threads at once.
     /// The SHA-256 the bytes must have.
     public let sha256: String
-    /// The temporary file.
-    public let temporaryPath: String
+    /// The temporary file (removed unless installed).
+    let file: AtomicFile
     private let maxBytes: Int64
-    private var descriptor: Int32
     private var hasher = SHA256()
-    private var count: Int64 = 0
+    /// The bytes received so far.
+    private(set) var count: Int64 = 0
     private var head: [UInt8] = []
     /// Why the download was refused, when it was.
     public private(set) var refusal: String?
 
     init(sha256: String, temporaryPath: String, maxBytes: Int64) throws(StoreError) {
         self.sha256 = sha256
-        self.temporaryPath = temporaryPath
         self.maxBytes = maxBytes
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else {
-            throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
-        }
-    }
-
-    deinit {
-        if descriptor >= 0 {
-            close(descriptor)
-            unlink(temporaryPath)
+        do {
+            file = try AtomicFile(creating: temporaryPath, permissions: 0o644)
+        } catch {
+            throw StoreError(.fileSystem(path: temporaryPath, detail: error.localizedDescription))
         }
     }
 
     /// Takes the next bytes; false (with `refusal` set) when they make the image too large or cannot be written.
     public func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard refusal == nil, descriptor >= 0 else { return false }
+        guard refusal == nil else { return false }
         count += Int64(bytes.count)
         guard count <= maxBytes else {
             refusal = "the image is larger than \(maxBytes) bytes"
@@ -128,38 +123,28 @@ public final class ImageDownload: @unchecked Sendable {
         }
         if head.count < 16 { head += bytes.prefix(16 - head.count) }
         hasher.update(bufferPointer: bytes)
-        if let failure = writeAll(bytes, to: descriptor) {
-            refusal = "cannot write \(temporaryPath): \(failure)"
+        do {
+            try file.write(bytes)
+        } catch {
+            refusal = error.localizedDescription
             return false
         }
         return true
     }
 
-    /// Checks the whole download (its SHA-256 and that it is an image) and closes the file; returns its format and size.
-    func finish() throws(StoreError) -> (ImageFormat, Int64) {
-        defer {
-            if descriptor >= 0 { close(descriptor) }
-            descriptor = -1
-        }
+    /// Checks the whole download: its SHA-256, and that it is an image; returns its format.
+    func check() throws(StoreError) -> ImageFormat {
         let digest = MediaLibrary.hex(hasher.finalize())
         guard refusal == nil, digest == sha256, let format = ImageFormat.detect(head[...]) else {
-            unlink(temporaryPath)
+            file.discard()
             let why = refusal ?? (digest != sha256
                 ? "its SHA-256 is \(digest.prefix(12))…, not \(sha256.prefix(12))… as its URL says"
                 : "its bytes are not a JPEG, PNG, GIF or WebP image")
             throw StoreError(.downloadRefused(sha256: sha256, reason: why))
         }
-        guard fsync(descriptor) == 0 else {
-            unlink(temporaryPath)
-            throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
-        }
-        return (format, count)
+        return format
     }
 
     /// Deletes the temporary file (a download that failed or was cancelled).
-    public func discard() {
-        if descriptor >= 0 { close(descriptor) }
-        descriptor = -1
-        unlink(temporaryPath)
-    }
+    public func discard() { file.discard() }
 }

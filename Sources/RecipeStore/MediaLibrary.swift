@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RecipeModels
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,18 +48,15 @@ public struct MediaLibrary: Sendable {
 
         // Created inside the folder opened without following a link (`O_EXCL` also refuses a link at the name).
         guard let folder = try HomeFolder.open(directoryPath) else {
-            throw StoreError(.fileSystem(path: directoryPath, detail: String(cString: strerror(ENOENT))))
+            throw StoreError(ErrnoError(ENOENT, .open, path: directoryPath))
         }
-        let temporaryName = TemporaryFiles.name(writer: writer)
-        let temporaryPath = path(of: temporaryName)
-        let target = openat(folder.descriptor, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard target >= 0 else {
-            throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
-        }
-        var keep = false
-        defer {
-            close(target)
-            if !keep { folder.remove(temporaryName) }
+        let copy: AtomicFile
+        do throws(ErrnoError) {
+            copy = try AtomicFile(
+                creating: TemporaryFiles.name(writer: writer), inFolder: folder.descriptor, folderPath: directoryPath,
+                permissions: 0o644)
+        } catch {
+            throw StoreError(error)
         }
 
         var hasher = SHA256()
@@ -69,7 +67,7 @@ public struct MediaLibrary: Sendable {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw StoreError(.imageUnreadable(path: sourcePath, detail: String(cString: strerror(errno))))
+                throw StoreError(.imageUnreadable(path: sourcePath, detail: ErrnoError(errno, .read, path: sourcePath).reason))
             }
             if count == 0 { break }
             if total == 0 {
@@ -79,15 +77,21 @@ public struct MediaLibrary: Sendable {
             total += Int64(count)
             if total > maxBytes { throw StoreError(.imageTooLarge(path: sourcePath, bytes: total, limit: maxBytes)) }
             hasher.update(data: buffer[0..<count])
-            if let failure = buffer.withUnsafeBytes({ writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: target) }) {
-                throw StoreError(.fileSystem(path: temporaryPath, detail: failure))
+            do throws(ErrnoError) {
+                try copy.write(buffer[0..<count])
+            } catch {
+                throw StoreError(error)
             }
         }
         guard let format else { throw StoreError(.imageNotRecognised(path: sourcePath)) }
-        guard fsync(target) == 0 else {
-            throw StoreError(.fileSystem(path: temporaryPath, detail: String(cString: strerror(errno))))
+        let temporaryPath: String
+        do throws(ErrnoError) {
+            // Flushed now, renamed later by `install` (under the media lock, with the database change).
+            try copy.flush()
+            temporaryPath = try copy.keep()
+        } catch {
+            throw StoreError(error)
         }
-        keep = true
         let digest = Self.hex(hasher.finalize())
         return StagedImage(sha256: digest, format: format, byteCount: total, temporaryPath: temporaryPath)
     }
@@ -101,7 +105,7 @@ public struct MediaLibrary: Sendable {
     static func openRegularFile(_ path: String) throws(StoreError) -> (descriptor: Int32, size: Int64) {
         func failure(_ code: Int32) -> StoreError {
             if code == ENOENT || code == ENOTDIR { return StoreError(.imageNotFound(path: path)) }
-            return StoreError(.imageUnreadable(path: path, detail: String(cString: strerror(code))))
+            return StoreError(.imageUnreadable(path: path, detail: ErrnoError(code, .open, path: path).reason))
         }
         var info = stat()
         guard stat(path, &info) == 0 else { throw failure(errno) }
@@ -149,16 +153,15 @@ public struct MediaLibrary: Sendable {
 
     /// Renames a staged copy to its final name; the caller holds the media lock.
     func install(_ staged: StagedImage) throws(StoreError) {
-        let final = path(of: staged.fileName)
-        guard rename(staged.temporaryPath, final) == 0 else {
-            let detail = String(cString: strerror(errno))
-            unlink(staged.temporaryPath)
-            throw StoreError(.fileSystem(path: final, detail: detail))
+        do throws(ErrnoError) {
+            try AtomicFile(adopting: staged.temporaryPath).commit(to: path(of: staged.fileName))  // removed on failure
+        } catch {
+            throw StoreError(error)
         }
     }
 
     /// Discards a staged copy that will not be attached.
-    public func discard(_ staged: StagedImage) { unlink(staged.temporaryPath) }
+    public func discard(_ staged: StagedImage) { AtomicFile(adopting: staged.temporaryPath).discard() }
 
     /// Removes the local copy named `fileName`, if present; the caller holds the media lock.
     public func remove(_ fileName: String) { unlink(path(of: fileName)) }
@@ -173,15 +176,14 @@ public struct MediaLibrary: Sendable {
     public func withExclusiveAccess<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let lockPath = path(of: Self.lockFileName)
         guard let folder = try HomeFolder.open(directoryPath) else {
-            throw StoreError(.fileSystem(path: directoryPath, detail: String(cString: strerror(ENOENT))))
+            throw StoreError(ErrnoError(ENOENT, .open, path: directoryPath))
         }
         let fd = openat(folder.descriptor, Self.lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError(.fileSystem(path: lockPath, detail: String(cString: strerror(errno)))) }
+        guard fd >= 0 else { throw StoreError(ErrnoError(errno, .open, path: lockPath)) }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                throw StoreError(.fileSystem(path: lockPath, detail: String(cString: strerror(errno))))
-            }
+            let code = errno
+            guard code == EINTR else { throw StoreError(ErrnoError(code, .lock, path: lockPath)) }
         }
         defer { flock(fd, LOCK_UN) }
         return try body()

@@ -1,4 +1,5 @@
 import Foundation
+import SystemFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -56,40 +57,23 @@ public struct Outbox: Sendable {
     /// attempt if a crash loses it, and an fsync per recipe was a tenth of a 1,000-recipe sync's wall time.
     public func write(_ data: Data, uuid: String, revision: Int64, recycling spare: String? = nil) throws(StoreError) -> String {
         let final = path(of: Self.fileName(uuid: uuid, revision: revision))
-        if let spare {
-            let recycled = path(of: spare)
-            // Overwritten, then cut to length only when the old contents were longer: truncating to zero first
-            // freed the file's blocks for the write to allocate again, a thirtieth of a 1,000-recipe sync's CPU.
-            let fd = open(recycled, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)  // a link put at the name is not written through
-            if fd >= 0 {
-                var failure = data.withUnsafeBytes({ writeAll($0, to: fd) })
-                var info = stat()
-                if failure == nil, fstat(fd, &info) == 0, Int(info.st_size) > data.count,
-                    ftruncate(fd, off_t(data.count)) != 0
-                {
-                    failure = String(cString: strerror(errno))
-                }
-                close(fd)
-                if failure == nil, rename(recycled, final) == 0 { return final }
-                unlink(recycled)  // no half-written file left under any name; then the general path below
+        if let spare, let recycled = try? AtomicFile(reusing: path(of: spare)) {  // a link at the name is not followed
+            do throws(ErrnoError) {
+                try recycled.write(data)
+                try recycled.commit(to: final)
+                return final
+            } catch {
+                // The spare is removed (no half-written file is left under any name); a new file is written below.
             }
         }
-        let temporary = path(of: TemporaryFiles.name(writer: writer))
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError(.fileSystem(path: temporary, detail: String(cString: strerror(errno)))) }
-        var ok = false
-        defer {
-            close(fd)
-            if !ok { unlink(temporary) }
+        do throws(ErrnoError) {
+            let file = try AtomicFile(creating: path(of: TemporaryFiles.name(writer: writer)))
+            try file.write(data)
+            try file.commit(to: final)
+            return final
+        } catch {
+            throw StoreError(error)
         }
-        if let failure = data.withUnsafeBytes({ writeAll($0, to: fd) }) {
-            throw StoreError(.fileSystem(path: temporary, detail: failure))
-        }
-        guard rename(temporary, final) == 0 else {
-            throw StoreError(.fileSystem(path: final, detail: String(cString: strerror(errno))))
-        }
-        ok = true
-        return final
     }
 
     /// Removes `fileName` if present.

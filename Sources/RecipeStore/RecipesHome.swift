@@ -1,4 +1,5 @@
 import Foundation
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,17 +73,8 @@ public struct RecipesHome: Sendable, Equatable {
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != path { try makeDirectory(parent, mode: 0o755) }
         if mkdir(path, mode) != 0 && errno != EEXIST {
-            throw StoreError(.fileSystem(path: path, detail: String(cString: strerror(errno))))
+            throw StoreError(ErrnoError(errno, .makeFolder, path: path))
         }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return ns.localizedDescription
     }
 
     /// The user's home directory from `$HOME`, else the password database.

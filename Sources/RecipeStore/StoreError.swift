@@ -1,4 +1,5 @@
 import Foundation
+import SystemFiles
 
 /// A failure of the local store, worded for the person at the terminal: what is wrong and what to do.
 public struct StoreError: Error, LocalizedError, Sendable, Equatable {
@@ -49,6 +50,9 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
 
     /// Creates a store error.
     public init(_ kind: Kind) { self.kind = kind }
+
+    /// The error of a file-system call that failed: the path, and the system's words for why.
+    init(_ error: ErrnoError) { self.init(.fileSystem(path: error.path, detail: error.reason)) }
 
     /// One line saying what is wrong and what to do.
     public var errorDescription: String? {

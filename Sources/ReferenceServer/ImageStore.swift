@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
+import SystemFiles
 
 /// The image files under `DIR/images/`: each stored as `images/<sha256>`, written first to `images/.partial/`.
 public struct ImageStore: Sendable {
@@ -34,12 +35,13 @@ public struct ImageStore: Sendable {
 
     /// Starts receiving one body of `expectedBytes`; its partial file is created when the first bytes are written.
     func beginUpload(expectedBytes: Int64) -> ImageUpload {
-        ImageUpload(partialPath: partialDirectory + "/" + UUID().uuidString + ".part", directory: directory,
-                    synchronous: synchronous, expectedBytes: expectedBytes)
+        ImageUpload(partialPath: partialDirectory + "/" + UUID().uuidString + ".part", synchronous: synchronous,
+                    expectedBytes: expectedBytes)
     }
 }
 
-/// One image body being received: owns the partial file (closed and, unless committed, removed in `deinit`) and the running hash.
+/// One image body being received: owns the partial file (an `AtomicFile`: removed unless committed) and the running
+/// hash.
 ///
 /// The body is hashed as it arrives and kept in memory until `writeBatchBytes` have gathered, so an image of up to
 /// that size costs one trip to `BlockingFileIO` (create, write, flush, rename) instead of one per network chunk.
@@ -70,26 +72,19 @@ final class ImageUpload {
     /// Whether `buffered` bytes held in memory are enough to write them out before the body ends.
     static func shouldWrite(buffered: Int) -> Bool { buffered >= writeBatchBytes }
 
-    private var descriptor: Int32 = -1
+    /// The partial file, once the first bytes are written; removed when released uncommitted.
+    private var file: AtomicFile?
     private let partialPath: String
-    private let directory: String
     private let synchronous: Bool
     private var hasher = SHA256()
     private var buffered: ByteBuffer
-    private var committed = false
     /// Bytes received so far.
     private(set) var bytes: Int64 = 0
 
-    init(partialPath: String, directory: String, synchronous: Bool, expectedBytes: Int64) {
+    init(partialPath: String, synchronous: Bool, expectedBytes: Int64) {
         self.partialPath = partialPath
-        self.directory = directory
         self.synchronous = synchronous
         buffered = ByteBufferAllocator().buffer(capacity: Int(min(max(expectedBytes, 0), Int64(Self.writeBatchBytes))))
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-        if !committed { unlink(partialPath) }
     }
 
     /// Hashes one chunk of the body and keeps it; writes what is kept once it reaches `writeBatchBytes`.
@@ -98,42 +93,35 @@ final class ImageUpload {
         buffered.writeImmutableBuffer(chunk)
         bytes += Int64(chunk.readableBytes)
         guard Self.shouldWrite(buffered: buffered.readableBytes) else { return }
-        let (data, fd, path) = (buffered, descriptor, partialPath)
+        let (data, file, path) = (buffered, self.file, partialPath)
         buffered.clear()
-        descriptor = try await BlockingFileIO.shared.run { () throws(ServerError) -> Int32 in
-            try Self.store(data, to: fd, creating: path)
+        self.file = try await BlockingFileIO.shared.run { () throws(ServerError) -> AtomicFile in
+            try Self.store(data, to: file, creating: path)
         }
     }
 
-    /// Writes `data` to `fd`, or, when `fd` is -1, to the newly created file at `path`; returns the descriptor written to.
-    /// A file this call opened is closed again when the write fails (the caller still owns a descriptor it passed in).
-    private static func store(_ data: ByteBuffer, to fd: Int32, creating path: String) throws(ServerError) -> Int32 {
-        let target = fd >= 0 ? fd : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard target >= 0 else {
-            throw ServerError(status: .internalServerError, code: "storage",
-                              message: "The server cannot write the image (\(String(cString: strerror(errno)))); try again later.")
-        }
-        do throws(ServerError) {
-            try data.withUnsafeReadableBytes { (raw) throws(ServerError) in try writeAll(target, raw) }
+    /// Writes `data` to `file`, or, when there is none yet, to a new partial file at `path`; returns the file written to.
+    private static func store(_ data: ByteBuffer, to file: AtomicFile?, creating path: String) throws(ServerError) -> AtomicFile {
+        let target: AtomicFile
+        do throws(ErrnoError) {
+            if let file { target = file } else { target = try AtomicFile(creating: path, permissions: 0o644) }
         } catch {
-            if fd < 0 { close(target) }
-            throw error
+            throw ServerError(status: .internalServerError, code: "storage",
+                              message: "The server cannot write the image (\(error.reason)); try again later.")
+        }
+        let failure: ErrnoError? = data.withUnsafeReadableBytes { raw in
+            do throws(ErrnoError) {
+                try target.write(raw)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure {
+            throw ServerError(status: .init(code: 507), code: "storage",
+                              message: "The server could not store the image (\(failure.reason)); try again later.")
         }
         return target
-    }
-
-    /// Writes every byte of `raw` to `fd`, retrying on `EINTR` and short writes.
-    private static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) throws(ServerError) {
-        var offset = 0
-        while offset < raw.count {
-            let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw ServerError(status: .init(code: 507), code: "storage",
-                                  message: "The server could not store the image (\(String(cString: strerror(errno)))); try again later.")
-            }
-            offset += written
-        }
     }
 
     /// The hex SHA-256 of everything appended.
@@ -144,45 +132,43 @@ final class ImageUpload {
     /// Runs `commitSteps` in one trip off the cooperative pool: writes what is still in memory, flushes the file,
     /// renames it to `finalPath` and flushes the directory.
     func commit(to finalPath: String) async throws(ServerError) {
-        let opened = descriptor
-        descriptor = -1  // the work below owns the descriptor now and closes it whatever happens
         let steps = Self.commitSteps(synchronous: synchronous)
-        let (data, partialPath, directory) = (buffered, self.partialPath, self.directory)
+        let (data, existing, partialPath) = (buffered, file, self.partialPath)
         buffered = ByteBuffer()
-        try await BlockingFileIO.shared.run { () throws(ServerError) in
-            var fd = opened
-            defer { if fd >= 0 { close(fd) } }
-            var flushed = true
+        file = try await BlockingFileIO.shared.run { () throws(ServerError) -> AtomicFile? in
+            var file = existing
             for step in steps {
-                switch step {
-                case .writeBuffered:
-                    fd = try Self.store(data, to: fd, creating: partialPath)
-                case .flushFile:
-                    flushed = fsync(fd) == 0
-                case .closeFile:
-                    close(fd)
-                    fd = -1
-                    guard flushed else {
-                        throw ServerError(status: .init(code: 507), code: "storage", message: "The server could not flush the image to disk; try again later.")
-                    }
-                case .rename:
-                    guard rename(partialPath, finalPath) == 0 else {
-                        throw ServerError(status: .internalServerError, code: "storage", message: "The server could not store the image; try again later.")
-                    }
-                case .flushDirectory:
-                    try Self.flushDirectory(directory)
+                if case .writeBuffered = step {
+                    file = try Self.store(data, to: file, creating: partialPath)
+                } else if let file {
+                    try Self.perform(step, on: file, finalPath: finalPath)
+                } else {
+                    throw ServerError(status: .internalServerError, code: "storage", message: "The server could not store the image; try again later.")
                 }
             }
+            return file
         }
-        committed = true
     }
-    /// Opens `directory` read-only and `fsync`s it, making the renames in it durable.
-    private static func flushDirectory(_ directory: String) throws(ServerError) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        let flushed = fd >= 0 && fsync(fd) == 0
-        if fd >= 0 { close(fd) }
-        guard flushed else {
-            throw ServerError(status: .init(code: 507), code: "storage", message: "The server could not flush the image directory to disk; try again later.")
+
+    /// Runs one step of `commitSteps` after the bytes are written.
+    private static func perform(_ step: CommitStep, on file: AtomicFile, finalPath: String) throws(ServerError) {
+        do throws(ErrnoError) {
+            switch step {
+            case .writeBuffered: return
+            case .flushFile: try file.flush()
+            case .closeFile: try file.close()
+            case .rename: try file.commit(to: finalPath)
+            case .flushDirectory: try AtomicFile.flushFolder(containing: finalPath)
+            }
+        } catch {
+            switch step {
+            case .writeBuffered, .closeFile, .rename:
+                throw ServerError(status: .internalServerError, code: "storage", message: "The server could not store the image; try again later.")
+            case .flushFile:
+                throw ServerError(status: .init(code: 507), code: "storage", message: "The server could not flush the image to disk; try again later.")
+            case .flushDirectory:
+                throw ServerError(status: .init(code: 507), code: "storage", message: "The server could not flush the image directory to disk; try again later.")
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import SystemFiles
 
 /// The `--request-log` file: one JSON object per line, written with one `write(2)` per line so readers see whole lines.
 public final class RequestLog: Sendable {
@@ -41,14 +42,18 @@ public final class RequestLog: Sendable {
     }
 
     private let descriptor: Locked<Int32>
+    /// The log file's path.
+    private let path: String
 
     /// Opens (creating or appending to) the log file.
     public init(path: String) throws(ServerSetupError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw ServerSetupError("Cannot open the request log \(path): \(String(cString: strerror(errno))). Check the directory exists and is writable.")
+            let failure = ErrnoError(errno, .open, path: path)
+            throw ServerSetupError("Cannot open the request log \(path): \(failure.reason). Check the directory exists and is writable.")
         }
         descriptor = Locked(fd)
+        self.path = path
     }
 
     deinit {
@@ -64,17 +69,7 @@ public final class RequestLog: Sendable {
         guard var line = try? encoder.encode(entry) else { return }
         line.append(UInt8(ascii: "\n"))
         descriptor.withLock { fd in
-            line.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return
-                    }
-                    offset += written
-                }
-            }
+            line.withUnsafeBytes { raw in try? writeAll(raw, to: fd, path: path) }  // a log that fails loses the line
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,7 +28,8 @@ final class UploadBody {
     init(filePath path: String) throws(TransportError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            let failure = ErrnoError(errno, .open, path: path)
+            let reason = failure.code == ELOOP ? "it is a symbolic link" : failure.reason
             throw TransportError(kind: .fileUnreadable, message: "cannot open \(path) for upload: \(reason)")
         }
         var status = stat()
@@ -70,7 +72,7 @@ final class UploadBody {
                 }
                 if count < 0 && errno == EINTR { continue }
                 let reason = count == 0 ? "the file became shorter while it was being sent"
-                                        : String(cString: strerror(errno))
+                                        : ErrnoError(errno, .read, path: path).reason
                 failure = TransportError(kind: .fileUnreadable, message: "cannot read \(path) for upload: \(reason)")
                 return nil
             }

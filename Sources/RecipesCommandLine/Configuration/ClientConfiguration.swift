@@ -1,5 +1,6 @@
 import Foundation
 import RecipeStore
+import SystemFiles
 import TOMLKit
 #if canImport(Glibc)
 import Glibc
@@ -136,7 +137,8 @@ public struct ClientConfiguration: Sendable {
         }
     }
 
-    /// Writes `text` to a temporary file created with mode 0600 beside `url`, then renames it over `url`.
+    /// Writes `text` to a temporary file created with mode 0600 beside `url` (named for this process), then renames it
+    /// over `url`; the file and the folder are flushed to disk.
     static func writeAtomically(_ text: String, to url: URL) throws(CommandLineError) {
         let directory = url.deletingLastPathComponent()
         do {
@@ -146,18 +148,18 @@ public struct ClientConfiguration: Sendable {
             throw CommandLineError("cannot create \(directory.path); check its permissions")
         }
         let temporary = directory.appendingPathComponent(".config.toml.\(getpid()).tmp").path
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw CommandLineError("cannot write \(temporary): \(String(cString: strerror(errno))); check permissions")
+        unlink(temporary)  // left by an earlier process that had this process's id and stopped mid-write
+        let file: AtomicFile
+        do throws(ErrnoError) {
+            file = try AtomicFile(creating: temporary, permissions: 0o600)
+        } catch {
+            throw CommandLineError("cannot write \(temporary): \(error.reason); check permissions")
         }
-        fchmod(fd, 0o600)
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == bytes.count, synced, rename(temporary, url.path) == 0 else {
-            unlink(temporary)
-            throw CommandLineError("cannot write \(url.path); check free space and permissions")
+        do throws(ErrnoError) {
+            try file.write(Array(text.utf8))
+            try file.commit(to: url.path, flushing: [.file, .folder])
+        } catch {
+            throw CommandLineError("cannot write \(url.path): \(error.reason); check free space and permissions")
         }
     }
 }

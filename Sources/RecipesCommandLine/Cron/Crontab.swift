@@ -1,4 +1,5 @@
 import Foundation
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -92,10 +93,7 @@ struct Crontab {
 
     /// An error as the words of its `errno` when it has one, else its description.
     static func describe(_ error: any Error) -> String {
-        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
-        let ns = error as NSError
-        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
-        return ns.localizedDescription
+        ErrnoError.code(of: error).map(ErrnoError.describe) ?? (error as NSError).localizedDescription
     }
 }
 

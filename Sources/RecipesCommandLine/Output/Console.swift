@@ -1,4 +1,5 @@
 import Foundation
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,20 +20,10 @@ public struct StandardConsole: Console {
     public func out(_ text: String) { Self.write(text, to: STDOUT_FILENO) }
     public func err(_ text: String) { Self.write(text, to: STDERR_FILENO) }
 
-    /// Writes all of `text` with write(2), straight from the string's bytes (no `Data`, no `FileHandle`: a sync
-    /// writes thousands of lines). Gives up silently when the reader is gone or the descriptor fails.
+    /// Writes all of `text` with write(2) (`writeAll`), straight from the string's bytes (no `Data`, no `FileHandle`:
+    /// a sync writes thousands of lines). Gives up silently when the reader is gone or the descriptor fails.
     static func write(_ text: String, to fd: Int32) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        text.withUTF8 { bytes in try? writeAll(UnsafeRawBufferPointer(bytes), to: fd, path: "standard output or error") }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -98,10 +99,11 @@ final class SyncLog: Sendable {
     private func rotate() throws(LogFailure) {
         let lockPath = directory.appendingPathComponent(".lock").path
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw LogFailure(errno, "\(lockPath): ") }
+        guard lock >= 0 else { throw LogFailure(ErrnoError(errno, .open, path: lockPath)) }
         defer { close(lock) }  // closing releases the lock
         while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw LogFailure(errno, "\(lockPath): ") }
+            let code = errno
+            guard code == EINTR else { throw LogFailure(ErrnoError(code, .lock, path: lockPath)) }
         }
         var info = stat()
         guard stat(path, &info) == 0, Int64(info.st_size) >= rotationBytes else { return }  // rotated meanwhile
@@ -139,7 +141,7 @@ final class SyncLog: Sendable {
         if mkdir(directory.path, 0o700) == 0 {
             chmod(directory.path, 0o700)
         } else if errno != EEXIST {
-            throw LogFailure(errno, "\(directory.path): ")
+            throw LogFailure(ErrnoError(errno, .makeFolder, path: directory.path))
         }
     }
 
@@ -158,6 +160,9 @@ final class SyncLog: Sendable {
         var reason: String
 
         init(reason: String) { self.reason = reason }
-        init(_ code: Int32, _ context: String = "") { reason = context + String(cString: strerror(code)) }
+        /// A call on the log itself failed with `code` (the report names the log).
+        init(_ code: Int32) { reason = ErrnoError.describe(code) }
+        /// A call on another file failed: that file is named.
+        init(_ error: ErrnoError) { reason = "\(error.path): \(error.reason)" }
     }
 }
