@@ -183,6 +183,16 @@ public enum RecipeSyncMachine {
             next.sync.lastError = nil
             next.sync.cancelRequested = false
             next.sync.conflict = nil
+            var effects: [Effect] = []
+            if let image = base?.image, let url = image.serverURL, next.image?.sha256 == image.sha256 {
+                // The server holds this recipe's image bytes: a later push need not send them, nor keep a copy.
+                next.sync.remoteImageSHA256 = image.sha256
+                next.sync.remoteImageURL = url
+                if case .synced = outcome, let localFile = next.image?.localFileName {
+                    next.image?.localFileName = nil
+                    effects.append(.releaseMedia(localFile))
+                }
+            }
             switch outcome {
             case .synced:
                 next.sync.state = .synced
@@ -193,7 +203,7 @@ public enum RecipeSyncMachine {
                 next.sync.state = deleted ? .deleting : .pending
                 next.sync.conflict = conflict
             }
-            return Transition(record: next)
+            return Transition(record: next, effects: effects)
         case .removedOnServer:
             return Transition(record: next, effects: [.removeRecipe] + (record.image?.localFileName.map { [.releaseMedia($0)] } ?? []))
         }

@@ -8,6 +8,13 @@ public enum ServerCopy: Sendable, Equatable {
     case live(version: Int64, fields: RecipeFields)
     /// Deleted on the server at version `version` (the tombstone's).
     case deleted(version: Int64)
+
+    /// The version the copy is at.
+    public var version: Int64 {
+        switch self {
+        case .live(let version, _), .deleted(let version): version
+        }
+    }
 }
 
 /// What applying the server's copy of a recipe did (CONTRACT section 6).
@@ -57,10 +64,7 @@ extension RecipeStore {
             db, sql: "SELECT text FROM steps WHERE recipe_id = ? ORDER BY position", arguments: [id]
         ).map(Step.init(text:))
         let sync = recipe.sync
-        let version: Int64
-        switch copy {
-        case .live(let v, _), .deleted(let v): version = v
-        }
+        let version = copy.version
         if let known = sync.serverVersion, version <= known { return (id, .unchanged) }
         let local = RecipeFields(recipe)
         let edited = sync.deleted || sync.revision > sync.syncedRevision || sync.serverVersion == nil

@@ -16,6 +16,12 @@ extension RecipeStore {
     /// without its folders or database is not known to be idle (false); a database file `init` refuses is refused
     /// here alike, by the same read-only check.
     public static func hasNothingToSync(home: RecipesHome, migrations: [Migration] = Migration.embedded) throws(StoreError) -> Bool {
+        try idleFeedCursor(home: home, migrations: migrations) != nil
+    }
+
+    /// The feed cursor of `home` when it has nothing to push (see `hasNothingToSync`), read by the same look; nil when
+    /// it may have something. What an idle cron run needs to ask the server whether anything changed there.
+    public static func idleFeedCursor(home: RecipesHome, migrations: [Migration] = Migration.embedded) throws(StoreError) -> FeedCursor? {
         // Entries recipes did not write are left alone by a sync, so they do not count; a missing folder, or one
         // that is a link (which the sync refuses, saying why), is not known to be idle.
         func holdsNothing(_ folder: URL, _ isOwn: (HomeFolder.Entry) -> Bool) -> Bool {
@@ -23,12 +29,12 @@ extension RecipeStore {
             return !entries.contains(where: isOwn)
         }
         guard holdsNothing(home.mediaURL, MediaLibrary.isOwnFile), holdsNothing(home.outboxURL, Outbox.isOwnFile) else {
-            return false
+            return nil
         }
         let path = home.databaseURL.path
         let known = migrations.map(\.identifier)
         let applied = try preflight(path: path, known: known).applied
-        guard !applied.isEmpty, applied == known else { return false }  // new, or to migrate: the store's open does it
+        guard !applied.isEmpty, applied == known else { return nil }  // new, or to migrate: the store's open does it
         // A connection that may write: as the last one to close it removes the -wal and -shm files, which the
         // read-only check created and a read-only connection leaves behind (and, like any last connection, it
         // checkpoints what a process that died left in the WAL) — unless SQLite found the file damaged.
@@ -38,8 +44,11 @@ extension RecipeStore {
             do {
                 return try queue.read { db in
                     // The file replaced since the check (SQLite creates an empty one when it is gone): not idle.
-                    guard try db.tableExists("recipes") else { return false }
-                    return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates))") == false
+                    guard try db.tableExists("recipes"),
+                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates))") == false,
+                        let row = try Row.fetchOne(db, sql: "SELECT server_id, seq FROM sync_cursor WHERE id = 1")
+                    else { return nil }
+                    return FeedCursor(server: row["server_id"], seq: row["seq"])
                 }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
                 queue.writeWithoutTransaction { db in stopCheckpoints(db) }

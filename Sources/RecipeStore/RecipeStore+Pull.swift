@@ -43,6 +43,14 @@ public struct AppliedChange: Sendable, Equatable {
     public var outcome: ServerCopyOutcome
 }
 
+/// What `RecipeStore.leaseForPull` leased.
+public struct PullLeases: Sendable, Equatable {
+    /// How many of the changes may be applied now: all, or up to the first recipe another live process holds.
+    public var applicable: Int
+    /// The changes among those whose image this home lacks: a download must come first.
+    public var imagesNeeded: Set<UUID>
+}
+
 /// What a push that the server answered `412` comes to, once the server's copy is merged in (see
 /// `RecipeStore.mergeAfterStale`).
 public enum StaleMerge: Sendable, Equatable {
@@ -95,23 +103,33 @@ extension RecipeStore {
         }
     }
 
-    /// Leases, for a pull, the recipes of `uuids` that exist here, in order, up to the first one another live process
-    /// holds; returns how many of `uuids` may be applied (all, or up to that one).
+    /// Leases, for a pull, the recipes of `changes` that exist here and are older here than the change, in order, up
+    /// to the first one another live process holds. A change this home has already (its own upload, seen in the
+    /// feed) needs no lease and no download.
     public func leaseForPull(
-        _ uuids: [UUID], owner: String, now: Date, leaseDuration: TimeInterval, isOwnerAlive: @escaping (String) -> Bool
-    ) throws(StoreError) -> Int {
+        _ changes: [PulledChange], owner: String, now: Date, leaseDuration: TimeInterval,
+        isOwnerAlive: @escaping (String) -> Bool
+    ) throws(StoreError) -> PullLeases {
         try write { db in
             let claim = RecipeSyncMachine.Event.claimed(owner: owner, now: now, leaseDuration: leaseDuration, explicit: false)
-            for (index, uuid) in uuids.enumerated() {
-                guard let id = try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT id FROM recipes WHERE uuid = ?"), arguments: [uuid.lowercasedString]),
-                    let recipe = try Self.storedRecipe(id, db)
-                else { continue }
-                if Self.busyElsewhere(recipe, owner: owner, now: now, isOwnerAlive: isOwnerAlive) != nil { return index }
+            var imagesNeeded: Set<UUID> = []
+            for (index, change) in changes.enumerated() {
+                let id = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM recipes WHERE uuid = ?"), arguments: [change.uuid.lowercasedString])
+                let recipe = try id.flatMap { id throws in try Self.storedRecipe(id, db) }
+                if let known = recipe?.sync.serverVersion, change.copy.version <= known { continue }
+                if case .live(_, let fields) = change.copy, let image = fields.image, recipe?.image?.sha256 != image.sha256,
+                   images.image(sha256: image.sha256) == nil {
+                    imagesNeeded.insert(change.uuid)
+                }
+                guard let id, let recipe else { continue }
+                if Self.busyElsewhere(recipe, owner: owner, now: now, isOwnerAlive: isOwnerAlive) != nil {
+                    return PullLeases(applicable: index, imagesNeeded: imagesNeeded)
+                }
                 if recipe.sync.leaseOwner == owner { continue }
                 try Self.apply(claim, to: id, known: SyncRecord(sync: recipe.sync, image: recipe.image), db)
             }
-            return uuids.count
+            return PullLeases(applicable: changes.count, imagesNeeded: imagesNeeded)
         }
     }
 
@@ -127,7 +145,7 @@ extension RecipeStore {
                 if let id { title = try String.fetchOne(db, sql: "SELECT title FROM recipes WHERE id = ?", arguments: [id]) ?? "" }
                 if case .live(_, let fields) = change.copy, id == nil { title = fields.title }
                 applied.append(AppliedChange(id: id, uuid: change.uuid, title: title, outcome: outcome))
-                if let id { try Self.apply(.leaseReleased(owner: owner), to: id, db) }
+                if let id, outcome != .unchanged { try Self.apply(.leaseReleased(owner: owner), to: id, db) }
             }
             try db.execute(sql: "UPDATE sync_cursor SET seq = max(seq, ?) WHERE id = 1", arguments: [seq])
             return applied

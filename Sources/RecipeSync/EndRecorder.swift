@@ -25,6 +25,9 @@ final class EndRecorder: Sendable {
     private let tally: Locked<SyncSummary>
     private let emit: @Sendable (SyncEvent) -> Void
     private let pending = Locked<[PendingEnd]>([])
+    /// Held while a batch is written: a caller of `recordEnds` returns once every end queued before it is recorded,
+    /// even when the periodic task took them first.
+    private let writing = Locked(())
     /// Files of chains that succeeded, not deleted yet.
     private let removals = Locked<(outbox: [String], media: [String])>(([], []))
 
@@ -63,6 +66,10 @@ final class EndRecorder: Sendable {
     /// that cannot be recorded fails only itself), queues the media copies they no longer need, counts and reports
     /// them.
     func recordEnds() {
+        writing.withLock { _ in recordQueuedEnds() }
+    }
+
+    private func recordQueuedEnds() {
         let ends = pending.withLock { ends in
             defer { ends = [] }
             return ends

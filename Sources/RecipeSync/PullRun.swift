@@ -60,17 +60,18 @@ struct PullRun: Sendable {
     /// Applies as much of `page` as can be applied now: whether all of it was, and the cursor after it.
     private func apply(_ page: ChangesPage, since: Int64) async throws -> (whole: Bool, seq: Int64) {
         let changes = page.changes
-        let leasable = try store.leaseForPull(
-            changes.map(\.uuid), owner: settings.owner, now: settings.now(), leaseDuration: settings.leaseDuration,
+        let leases = try store.leaseForPull(
+            changes.map(Self.pulled), owner: settings.owner, now: settings.now(), leaseDuration: settings.leaseDuration,
             isOwnerAlive: settings.isOwnerAlive)
+        let leasable = leases.applicable
         var ready = Array(changes.prefix(leasable))
         if leasable < changes.count, let busy = try? store.recipe(uuid: changes[leasable].uuid) {
             emit(SyncEvent(.skipped, id: busy.id, uuid: busy.uuid, title: busy.title, error: "being synced by another process; pulled later",
                            time: settings.now()))
             tally.withLock { $0.waiting += 1 }
         }
-        let downloaded = await download(ready)
-        if let failed = ready.firstIndex(where: { needsImage($0) && downloaded[$0.uuid] == nil }) {
+        let downloaded = await download(ready.filter { leases.imagesNeeded.contains($0.uuid) })
+        if let failed = ready.firstIndex(where: { leases.imagesNeeded.contains($0.uuid) && downloaded[$0.uuid] == nil }) {
             ready = Array(ready.prefix(failed))
         }
         let seq = ready.count == changes.count ? page.next : (ready.last?.seq ?? since)
@@ -88,18 +89,12 @@ struct PullRun: Sendable {
         return (ready.count == changes.count, seq)
     }
 
-    /// Whether `change` names an image this home does not have.
-    private func needsImage(_ change: ServerChange) -> Bool {
-        guard let image = change.recipe?.fields.image else { return false }
-        return store.images.image(sha256: image.sha256) == nil
-    }
-
-    /// Runs a download chain for every change of `changes` whose image this home lacks, all at once on the queue (a
+    /// Runs a download chain for every change of `changes` (each names an image this home lacks), all at once on the queue (a
     /// group holding the recipe's mutual exclusion, as an upload does, around the image step); returns the images
     /// downloaded, by recipe. A download that fails is reported; the page stops before its change.
     private func download(_ changes: [ServerChange]) async -> [UUID: ImageReference] {
         var chains: [(change: ServerChange, id: Int64, step: Procedure<ImageReference>, group: AnyProcedure)] = []
-        for change in changes where needsImage(change) {
+        for change in changes {
             guard let image = change.recipe?.fields.image, let url = image.serverURL else { continue }
             let requests = self.requests
             let step = Procedure<ImageReference>(

@@ -48,6 +48,17 @@ struct RunReports: Sendable {
         }
     }
 
+    /// Reports the due recipes as not sent, the server having refused the credentials before any was (they stay due).
+    func reportNotSent(at now: Date) throws {
+        let recipes = try store.dueRecipes(at: now)
+        for recipe in recipes {
+            emit(SyncEvent(
+                .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                error: "not sent: the server refused the credentials", time: now))
+        }
+        tally.withLock { $0.waiting += recipes.count }
+    }
+
     /// Records and reports that the server is unreachable: nothing sent or pulled, no attempt counted.
     func reportOffline(_ api: ServerAPI, ids: [Int64]?, since: Date, pulling: Bool) throws -> SyncSummary {
         let recipes = try store.dueRecipes(at: since, ids: ids).filter { recipe in

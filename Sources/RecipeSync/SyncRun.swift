@@ -108,15 +108,19 @@ public final class SyncRun: Sendable {
         let polling = Task { await poller.run() }
         let recording = Task { await recorder.recordPeriodically(every: settings.pollInterval, clock: settings.clock) }
         do {
-            if pulls {
-                let pull = PullRun(
-                    store: store, settings: settings, requests: requests, queue: queue, registry: registry, parts: parts,
-                    tally: tally, emit: emit)
-                _ = try await pull.run()
-            }
+            let pull = PullRun(
+                store: store, settings: settings, requests: requests, queue: queue, registry: registry, parts: parts,
+                tally: tally, emit: emit)
+            if pulls { _ = try await pull.run() }
             // A merge leaves its draft pending: it goes to the server in the same run.
             if options.pushes, !registry.isStopped, try options.ids != nil || store.hasDueWork(at: settings.now()) {
                 try await feeder.feed(queue) { claim in self.start(UploadChain(claim, parts)) }
+                // What this run wrote comes back in the feed: read it now, so that the next run finds nothing new
+                // (and cron's idle run stays idle), with whatever another device wrote meanwhile.
+                recorder.recordEnds()
+                if pulls, !registry.isStopped, tally.withLock({ $0.done > 0 }) { _ = try await pull.run() }
+            } else if options.pushes, tally.withLock({ $0.credentialsRefused }) {
+                try reports.reportNotSent(at: settings.now())
             }
         } catch {
             setupFailure.withLock { $0 = error }
@@ -130,6 +134,8 @@ public final class SyncRun: Sendable {
         recorder.recordEnds()
         try? store.releaseLeases(owner: settings.owner)
         recorder.removeFinishedFiles()
+        // Files the pull made unneeded (a draft the server turned out to have) go now, not a run later.
+        if pulls, tally.withLock({ $0.pulled + $0.merged + $0.removed > 0 }) { try? collectGarbage(now: settings.now()) }
         if let error = setupFailure.withLock({ $0 }) { throw error }
         return tally.withLock { $0 }
     }

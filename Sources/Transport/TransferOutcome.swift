@@ -96,7 +96,7 @@ extension TransferOutcome {
     }
 
     /// `message` with each occurrence of `token` replaced by `<token>`.
-    static func redact(_ message: String, token: String?) -> String {
+    public static func redact(_ message: String, token: String?) -> String {
         guard let token, !token.isEmpty else { return message }
         return message.replacingOccurrences(of: token, with: "<token>")
     }

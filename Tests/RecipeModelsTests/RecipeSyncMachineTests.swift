@@ -41,6 +41,7 @@ struct RecipeSyncMachineTests {
 
     static let confirmed = ConfirmedImage(sha256: sha, url: "http://h/v1/images/\(sha)")
     static let base = RecipeFields(title: "Soup", ingredients: ["2 tomatoes"])
+    static let baseWithImage = RecipeFields(title: "Soup", image: RecipeImage(serverURL: confirmed.url))
 
     static func end(_ result: ChainResult, claimed revision: Int64 = 3, owner: String = me, image: ConfirmedImage? = nil)
         -> RecipeSyncMachine.Event
@@ -173,6 +174,17 @@ struct RecipeSyncMachineTests {
             before: record(),
             event: .merged(version: 6, base: base, outcome: .synced, fieldsChanged: false, deleted: false),
             after: record { $0.sync.state = .synced; $0.sync.syncedRevision = 3; $0.sync.serverVersion = 6; $0.sync.base = base }),
+        Row(name: "the server's copy acknowledges the draft and holds its image: the server's URL kept, the media copy let go",
+            before: record(),
+            event: .merged(version: 6, base: baseWithImage, outcome: .synced, fieldsChanged: false, deleted: false),
+            after: record { $0.sync.state = .synced; $0.sync.syncedRevision = 3; $0.sync.serverVersion = 6; $0.sync.base = baseWithImage
+                $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url; $0.image?.localFileName = nil },
+            effects: [.releaseMedia("\(sha).png")]),
+        Row(name: "a merge to push whose image the server holds: the URL kept (no upload again), the media copy kept for now",
+            before: record(),
+            event: .merged(version: 6, base: baseWithImage, outcome: .pending, fieldsChanged: true, deleted: false),
+            after: record { $0.sync.revision = 4; $0.sync.serverVersion = 6; $0.sync.base = baseWithImage
+                $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url }),
         Row(name: "a deletion here meeting a change on the server stays a deletion, in conflict",
             before: record { $0.sync.state = .deleting; $0.sync.deleted = true },
             event: .merged(version: 6, base: base, outcome: .conflict(.deletedHere), fieldsChanged: false, deleted: true),

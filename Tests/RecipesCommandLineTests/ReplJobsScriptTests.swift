@@ -20,7 +20,7 @@ struct ReplJobsScriptTests {
             environment: ["RECIPES_SERVER_URL": "http://127.0.0.1:9"])
         #expect(waited.status == 0, "\(waited)")
         #expect(waited.stderr == "waiting for sync %1 to end before leaving\n")
-        #expect(waited.stdout.contains("[1] #2 B: offline") && waited.stdout.hasSuffix("[1] finished: sync: 2 waiting\n"), "\(waited.stdout)")
+        #expect(waited.stdout.contains("[1] #2 B: offline") && waited.stdout.hasSuffix("[1] finished: sync: 2 waiting, pull stopped: cannot reach 127.0.0.1:9\n"), "\(waited.stdout)")
 
         let none = try runRecipes(["edit", "--home", dir.homePath], input: "jobs\ncancel %7\nwait\n")
         #expect(none.status == 1)

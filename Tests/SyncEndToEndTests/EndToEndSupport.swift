@@ -281,6 +281,8 @@ struct ClientRecipe {
     var attempts: Int
     var imageSHA256: String?
     var leaseOwner: String?
+    /// The server version the draft is based on (nil: the server never acknowledged it).
+    var serverVersion: Int?
 }
 
 /// One recipes home in a temporary folder, with the environment the binaries run under.
@@ -384,13 +386,14 @@ final class Client {
     func rows() throws -> [ClientRecipe] {
         try openDatabase().read { db in
             try Row.fetchAll(db, sql: """
-                SELECT id, uuid, title, state, revision, synced_revision, attempts, image_sha256, lease_owner
+                SELECT id, uuid, title, state, revision, synced_revision, attempts, image_sha256, lease_owner, server_version
                 FROM recipes ORDER BY id
                 """).map { row in
                 ClientRecipe(
                     id: row["id"], uuid: (row["uuid"] as String).lowercased(), title: row["title"],
                     state: row["state"], revision: row["revision"], syncedRevision: row["synced_revision"],
-                    attempts: row["attempts"], imageSHA256: row["image_sha256"], leaseOwner: row["lease_owner"])
+                    attempts: row["attempts"], imageSHA256: row["image_sha256"], leaseOwner: row["lease_owner"],
+                    serverVersion: row["server_version"])
             }
         }
     }

@@ -68,9 +68,9 @@ struct SyncEndToEndTests {
         let stored = try server.storedRecipes()
         #expect(stored.count == 30)
         #expect(Set(stored.map(\.identifier)) == Set(rows.map(\.uuid)))
-        let revisions = Dictionary(uniqueKeysWithValues: rows.map { ($0.uuid, $0.revision) })
+        let versions = Dictionary(uniqueKeysWithValues: rows.map { ($0.uuid, $0.serverVersion) })
         for recipe in stored {
-            #expect(recipe.version == revisions[recipe.identifier], "server version of \(recipe.identifier)")
+            #expect(recipe.version == versions[recipe.identifier], "server version of \(recipe.identifier)")
         }
     }
 
@@ -126,7 +126,7 @@ struct SyncEndToEndTests {
         #expect(after.state == "synced" && after.syncedRevision == after.revision)
         let stored = try healthy.storedRecipes()
         #expect(stored.map(\.identifier) == [recipe.uuid])
-        #expect(stored.first?.version == after.revision)
+        #expect(stored.first?.version == after.serverVersion)
         #expect(healthy.storedImageFiles() == [sha])
         #expect(!FileManager.default.fileExists(atPath: media), "the media copy outlived the upload")
     }
@@ -168,9 +168,9 @@ struct SyncEndToEndTests {
         let stored = try server.storedRecipes()
         #expect(stored.count == 20)
         #expect(Set(stored.map(\.identifier)) == Set(rows.map(\.uuid)))
-        let revisions = Dictionary(uniqueKeysWithValues: rows.map { ($0.uuid, $0.revision) })
+        let versions = Dictionary(uniqueKeysWithValues: rows.map { ($0.uuid, $0.serverVersion) })
         for recipe in stored {
-            #expect(recipe.version == revisions[recipe.identifier], "server version of \(recipe.identifier)")
+            #expect(recipe.version == versions[recipe.identifier], "server version of \(recipe.identifier)")
         }
         let requests = server.requests()
         for row in rows {
@@ -217,8 +217,8 @@ struct SyncEndToEndTests {
         let stored = try server.storedRecipes()
         #expect(stored.count == 3)
         #expect(Set(stored.map(\.identifier)) == Set(rows.map(\.uuid)))
-        let revisions = Dictionary(uniqueKeysWithValues: rows.map { ($0.uuid, $0.revision) })
-        for recipe in stored { #expect(recipe.version == revisions[recipe.identifier]) }
+        let versions = Dictionary(uniqueKeysWithValues: rows.map { ($0.uuid, $0.serverVersion) })
+        for recipe in stored { #expect(recipe.version == versions[recipe.identifier]) }
         #expect(Set(server.storedImageFiles()) == Set(rows.compactMap { $0.imageSHA256?.lowercased() }))
         #expect(client.leftoverFiles(in: "media") == [])
         #expect(client.leftoverFiles(in: "outbox") == [])
@@ -246,7 +246,7 @@ struct SyncEndToEndTests {
         let row = try #require(try client.rows().first)
         #expect(row.state == "synced" && row.syncedRevision == row.revision && row.attempts == 0, "\(row)")
         #expect(createdAgain(row.uuid, in: requests).isEmpty, "the recipe was created again: \(requests)")
-        #expect(try server.storedRecipes().map(\.version) == [row.revision])
+        #expect(try server.storedRecipes().map(\.version) == [row.serverVersion])
         #expect(server.storedImageFiles() == [try #require(row.imageSHA256?.lowercased())])
         #expect(client.leftoverFiles(in: "media") == [] && client.leftoverFiles(in: "outbox") == [])
     }
@@ -370,9 +370,10 @@ struct SyncEndToEndTests {
                         "\(arguments) printed a token: \(result)")
             }
             if arguments == ["sync"] {
-                // Nothing failed: each recipe says it was not uploaded, and why.
+                // Nothing failed: each recipe says it was not sent, and why.
                 #expect(!result.stdout.contains("failed"), "\(result)")
-                #expect(result.stdout.contains("not uploaded: the server refused the credentials"), "\(result)")
+                #expect(result.stdout.contains("#1 Recipe 1: skipped: not sent: the server refused the credentials"), "\(result)")
+                #expect(result.stdout.contains("#2 Recipe 2: skipped: not sent: the server refused the credentials"), "\(result)")
             }
         }
         let log = (try? String(contentsOf: client.homeURL.appendingPathComponent("logs/sync.log"), encoding: .utf8)) ?? ""
@@ -498,12 +499,12 @@ struct SyncEndToEndTests {
         #expect((entry["syncedRevision"] as? NSNumber)?.intValue == n)
         #expect(entry["state"] as? String == "pending")
         let first = try #require(try server.storedRecipes().first)
-        #expect(first.version == n && first.name == "Old title 1", "server after the first sync: \(first)")
+        #expect(first.version == 1 && first.name == "Old title 1", "server after the first sync: \(first)")
 
         let next = try client.run(["sync"])
         #expect(next.status == 0, "\(next)")
         let second = try #require(try server.storedRecipes().first)
-        #expect(second.version == n + 1 && second.name == "New title", "server after the second sync: \(second)")
+        #expect(second.version == 2 && second.name == "New title", "server after the second sync: \(second)")
         let row = try #require(try client.rows().first)
         #expect(row.state == "synced" && row.syncedRevision == n + 1)
     }
@@ -520,7 +521,8 @@ struct SyncEndToEndTests {
         let idle = try client.run(["sync", "--background"])
         #expect(idle.status == 0 && idle.stdout.isEmpty && idle.stderr.isEmpty, "nothing due: \(idle)")
         #expect(idle.seconds <= 2.0, "nothing due should return at once: \(idle)")
-        #expect(server.requests().isEmpty, "nothing due sent requests: \(server.requests())")
+        // Nothing to push: the run only reads the changes feed (two-way sync), and the feed is empty.
+        #expect(server.requests().map { "\($0.method) \($0.path)" } == ["GET /v1/changes"], "nothing due: \(server.requests())")
 
         try client.createRecipes(2, imageSize: 4096, titlePrefix: "Cron")
         let busy = try client.run(["sync", "--background"])
@@ -539,8 +541,13 @@ struct SyncEndToEndTests {
         // GRDB creates and drops a table to make a WAL file exist), and nothing is left beside it.
         let database = client.homeURL.appendingPathComponent("recipes.sqlite3")
         let bytes = try Data(contentsOf: database)
+        let asked = server.requests().count
         let again = try client.run(["sync", "--background"])
         #expect(again.status == 0 && again.stdout.isEmpty && again.stderr.isEmpty, "nothing due again: \(again)")
+        // One question to the server (anything after this home's cursor?), whose answer is no: the run it made
+        // read its own uploads back from the feed.
+        let idleRequests = server.requests().dropFirst(asked).map { "\($0.method) \($0.path)" }
+        #expect(idleRequests == ["GET /v1/changes"], "the idle run: \(idleRequests)")
         #expect(try Data(contentsOf: database) == bytes, "an idle run wrote to the database")
         let left = try FileManager.default.contentsOfDirectory(atPath: client.homeURL.path).filter { $0.hasPrefix("recipes.sqlite3") }
         #expect(left == ["recipes.sqlite3"], "an idle run left files beside the database: \(left)")

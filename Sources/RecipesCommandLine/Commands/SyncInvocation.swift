@@ -14,6 +14,8 @@ struct SyncInvocation: Equatable {
     var maxWait: Double = 30
     /// `--wait-for-network` in seconds.
     var waitForNetwork: Double = 0
+    /// `--pull-only` / `--push-only`, else both.
+    var direction: SyncOptions.Direction = .both
     /// How the run is shown.
     var mode: SyncOutputMode
     /// Whether a second Ctrl-C ends the process at once (exit 130): yes for `recipes sync`, no in the REPL, whose
@@ -21,13 +23,22 @@ struct SyncInvocation: Equatable {
     var exitOnSecondInterrupt = true
 
     /// Runs the sync of `context`'s home and returns its summary, opening the store only when there may be
-    /// something to do: without ids, a home `RecipeStore.hasNothingToSync` finds idle ends at once (cron's usual run).
+    /// something to do: without ids, a home with nothing to push (`RecipeStore.idleFeedCursor`) whose server has
+    /// nothing new after its cursor (`FeedCheck`), or cannot be reached, ends without it (cron's usual run).
     func run(context: CommandContext, configuration: ClientConfiguration) async throws -> SyncSummary {
-        let idle = try ids == nil && RecipeStore.hasNothingToSync(home: context.home)
-        let store = idle ? nil : try context.openStore()  // a refused database is reported before a bad server.url
+        let cursor = try ids == nil ? RecipeStore.idleFeedCursor(home: context.home) : nil
+        let store = cursor == nil ? try context.openStore() : nil  // a refused database is reported before a bad server.url
         let settings = try Self.settings(configuration)  // which is reported even when nothing is due
         guard let store else {
-            let summary = SyncSummary()  // what `SyncRun` returns when nothing is due or waiting
+            var summary = SyncSummary()  // what `SyncRun` returns when nothing is due or waiting
+            if direction != .pushOnly, let cursor, settings.api != nil {
+                switch await FeedCheck.ask(settings, after: cursor) {
+                case .nothingNew: break
+                case .unreachable(let reason): summary.pullStopped = reason
+                case .changes:
+                    return try await run(context: context, store: context.openStore(), settings: settings, jobs: configuration.jobs)
+                }
+            }
             output(context).finish(summary)
             return summary
         }
@@ -50,7 +61,7 @@ struct SyncInvocation: Equatable {
     private func options(jobs configuredJobs: Int) -> SyncOptions {
         SyncOptions(
             ids: ids, jobs: jobs ?? configuredJobs, maxWait: .milliseconds(Int64(maxWait * 1000)),
-            waitForNetwork: .milliseconds(Int64(waitForNetwork * 1000)))
+            waitForNetwork: .milliseconds(Int64(waitForNetwork * 1000)), direction: direction)
     }
 
     private func run(context: CommandContext, store: RecipeStore, settings: SyncSettings, jobs configuredJobs: Int) async throws -> SyncSummary {

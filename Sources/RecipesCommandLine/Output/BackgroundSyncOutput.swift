@@ -3,8 +3,9 @@ import Locking
 import RecipeModels
 
 /// `recipes sync --background`, what cron runs: nothing on stdout, one timestamped line per event (progress left
-/// out) appended to `logs/sync.log`, and on stderr — which cron mails — only what needs a person: `failed` events
-/// and a refusal of the credentials. Offline, backoff and busy recipes are routine and only logged.
+/// out) appended to `logs/sync.log`, and on stderr — which cron mails — only what needs a person: `failed` events,
+/// a new conflict (a `conflict` event comes only from the run that made it, so it is mailed once) and a refusal of
+/// the credentials. Offline, backoff and busy recipes are routine and only logged.
 ///
 /// Lines read `2026-11-20T10:00:00.123Z [4242] #3 Tomato soup: done (revision 4 on the server)`, the process id
 /// telling concurrent runs apart. A run that had nothing to do leaves no line, so a cron job every few minutes
@@ -34,7 +35,7 @@ final class BackgroundSyncOutput: SyncOutput {
         log.append(stamp(event.time) + line)
         logged.withLock { logged in
             logged = true
-            if event.kind == .failed { console.err("recipes: " + line + "\n") }
+            if event.kind == .failed || event.kind == .conflict { console.err("recipes: " + line + "\n") }
         }
     }
 
