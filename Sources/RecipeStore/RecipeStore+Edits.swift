@@ -94,24 +94,6 @@ extension RecipeStore {
         try read { db in try String.fetchOne(db, sql: "SELECT image_file FROM recipes WHERE id = ?", arguments: [id]) }
     }
 
-    /// The file names in `media/` that some recipe still refers to.
-    public func referencedMediaFiles() throws(StoreError) -> Set<String> {
-        try read { db in
-            try String.fetchSet(db, sql: "SELECT image_file FROM recipes WHERE image_file IS NOT NULL")
-        }
-    }
-
-    /// Removes local files that no recipe refers to any more, and temporary copies of writers `isOwnerAlive` says
-    /// are gone (see `MediaLibrary.collectGarbage`).
-    @discardableResult
-    public func collectGarbage(isOwnerAlive: (String) -> Bool = LeaseOwner.isAlive) throws(StoreError) -> [String] {
-        try media.withExclusiveAccess { () throws(StoreError) in
-            try media.collectGarbage(
-                referenced: { () throws(StoreError) in try referencedMediaFiles() }, now: now(),
-                isWriterAlive: isOwnerAlive)
-        }
-    }
-
     // MARK: Internals
 
     /// Throws the error that says what is wrong with `text` as the value of `field`, if anything.
