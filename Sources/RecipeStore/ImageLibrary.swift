@@ -60,13 +60,20 @@ public struct ImageLibrary: Sendable {
         return ImageReference(sha256: download.sha256, format: format, byteCount: download.count, localFileName: nil)
     }
 
-    /// Moves the media copy at `mediaPath` of image `fileName` here (the server has it now); false when it could not.
+    /// Moves the media copy at `mediaPath` of image `fileName` here (the server has it now, and a recipe still shows
+    /// it); false when it could not, and the copy is then left where it is.
     func adopt(mediaCopy mediaPath: String, as fileName: String) -> Bool {
-        (try? RecipesHome.makeDirectory(directory.path, mode: 0o755)) != nil && rename(mediaPath, path(of: fileName)) == 0
+        guard (try? RecipesHome.makeDirectory(directory.path, mode: 0o755)) != nil,
+            (try? HomeFolder.check(directory.path)) != nil
+        else { return false }
+        return rename(mediaPath, path(of: fileName)) == 0
     }
 
     /// Deletes the images no recipe refers to (`referenced` holds the SHA-256s still wanted) and the temporary files of
     /// writers that are gone; only names this library writes. Returns what it deleted.
+    ///
+    /// An image written less than `TemporaryFiles.grace` ago stays even when unreferenced: a pull installs an image
+    /// before it applies the change that names it, possibly in another process.
     func collectGarbage(referenced: Set<String>, now: Date, isWriterAlive: (String) -> Bool) throws(StoreError) -> [String] {
         guard let folder = try HomeFolder.open(directory.path) else { return [] }
         var removed: [String] = []
@@ -75,6 +82,9 @@ public struct ImageLibrary: Sendable {
             if OwnFileNames.isImageCopy(name) {
                 let sha = String(name.prefix { $0 != "." })
                 if referenced.contains(sha) { continue }
+                if let modified = folder.modificationTime(of: name), now.timeIntervalSince1970 - modified < TemporaryFiles.grace {
+                    continue
+                }
             } else if OwnFileNames.isTemporaryFile(name) {
                 if TemporaryFiles.isLive(name, in: folder, now: now, isWriterAlive: isWriterAlive) { continue }
             } else {

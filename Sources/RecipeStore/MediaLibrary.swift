@@ -196,8 +196,12 @@ public struct MediaLibrary: Sendable {
     /// (`status` mentions it), and a media folder that is a symbolic link is refused. The caller holds the media
     /// lock; `referenced` gives the names the database refers to, and is asked only when the folder holds a copy at
     /// all (an idle `recipes sync --background` then costs one directory listing).
+    ///
+    /// A copy no recipe refers to as a media copy but one still shows (the server has it) is handed to `adopt`, which
+    /// moves it to `images/` and returns true, rather than deleted.
     func collectGarbage(
-        referenced: () throws(StoreError) -> Set<String>, now: Date, isWriterAlive: (String) -> Bool
+        referenced: () throws(StoreError) -> Set<String>, now: Date, isWriterAlive: (String) -> Bool,
+        adopt: (String) throws(StoreError) -> Bool = { _ in false }
     ) throws(StoreError) -> [String] {
         guard let folder = try HomeFolder.open(directoryPath) else { return [] }
         let candidates = try folder.entries().filter { Self.isOwnFile($0) }.map(\.name)
@@ -206,6 +210,7 @@ public struct MediaLibrary: Sendable {
         var removed: [String] = []
         for name in candidates.sorted() where !referenced.contains(name) {
             if TemporaryFiles.isLive(name, in: folder, now: now, isWriterAlive: isWriterAlive) { continue }
+            if OwnFileNames.isImageCopy(name), try adopt(name) { continue }
             if folder.remove(name) { removed.append(name) }
         }
         return removed

@@ -57,17 +57,31 @@ extension RecipeStore {
         }
     }
 
-    /// Deletes the media copies `fileNames` that no recipe refers to any more, under the media lock.
+    /// Lets go of the media copies `fileNames` that no recipe refers to any more, under the media lock: a copy of an
+    /// image a recipe still shows (the server confirmed it) moves to `images/`, any other is deleted.
     public func removeUnneededMedia(_ fileNames: [String]) throws(StoreError) {
         guard !fileNames.isEmpty else { return }
         try media.withExclusiveAccess { () throws(StoreError) in
             // One read for all of them: a read per file (a pooled connection, BEGIN, COMMIT) was most of the cost of
             // letting a thousand copies go.
-            let unreferenced = try read { db in
+            let (unreferenced, shown) = try read { db in
                 let exists = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE image_file = ?)")
-                return try fileNames.filter { name in try Bool.fetchOne(exists, arguments: [name]) != true }
+                let unreferenced = try fileNames.filter { name in try Bool.fetchOne(exists, arguments: [name]) != true }
+                return (unreferenced, try Self.shownImages(unreferenced, db))
             }
-            for name in unreferenced { media.remove(name) }
+            for name in unreferenced where !(shown.contains(name) && images.adopt(mediaCopy: media.path(of: name), as: name)) {
+                media.remove(name)
+            }
         }
+    }
+
+    /// The names among `fileNames` (media copies, `<sha256>.<ext>`) whose image a recipe shows without a media copy:
+    /// the server has it, and `images/` is where this home keeps it.
+    static func shownImages(_ fileNames: [String], _ db: Database) throws -> Set<String> {
+        let shown = try db.cachedStatement(
+            sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE image_sha256 = ? AND image_file IS NULL)")
+        return try Set(fileNames.filter { name in
+            try Bool.fetchOne(shown, arguments: [String(name.prefix { $0 != "." })]) == true
+        })
     }
 }

@@ -52,13 +52,35 @@ extension RecipeStore {
     }
 
     /// Removes local files that no recipe refers to any more, and temporary copies of writers `isOwnerAlive` says
-    /// are gone (see `MediaLibrary.collectGarbage`).
+    /// are gone (see `MediaLibrary.collectGarbage`); a media copy of an image a recipe still shows moves to `images/`.
     @discardableResult
     public func collectGarbage(isOwnerAlive: (String) -> Bool = LeaseOwner.isAlive) throws(StoreError) -> [String] {
         try media.withExclusiveAccess { () throws(StoreError) in
             try media.collectGarbage(
                 referenced: { () throws(StoreError) in try referencedMediaFiles() }, now: now(),
-                isWriterAlive: isOwnerAlive)
+                isWriterAlive: isOwnerAlive,
+                adopt: { name throws(StoreError) in
+                    let shown = try read { db in try Self.shownImages([name], db) }
+                    return !shown.isEmpty && images.adopt(mediaCopy: media.path(of: name), as: name)
+                })
+        }
+    }
+
+    /// Deletes the images of `images/` no recipe shows or offers in a conflict any more, and the temporary files of
+    /// downloads whose writer is gone; returns their names. Under the media lock, which also orders the moves from
+    /// `media/`.
+    @discardableResult
+    public func collectImageGarbage(isOwnerAlive: (String) -> Bool = LeaseOwner.isAlive) throws(StoreError) -> [String] {
+        try media.withExclusiveAccess { () throws(StoreError) in
+            let referenced = try read { db in
+                var shas = try String.fetchSet(db, sql: "SELECT image_sha256 FROM recipes WHERE image_sha256 IS NOT NULL")
+                for text in try String.fetchAll(db, sql: "SELECT conflicts FROM recipes WHERE conflicts IS NOT NULL") {
+                    guard let conflict = try? RecipeConflict(storedJSON: text) else { continue }
+                    shas.formUnion(conflict.imageSHA256s)
+                }
+                return shas
+            }
+            return try images.collectGarbage(referenced: referenced, now: now(), isWriterAlive: isOwnerAlive)
         }
     }
 

@@ -134,8 +134,12 @@ public final class SyncRun: Sendable {
         recorder.recordEnds()
         try? store.releaseLeases(owner: settings.owner)
         recorder.removeFinishedFiles()
-        // Files the pull made unneeded (a draft the server turned out to have) go now, not a run later.
-        if pulls, tally.withLock({ $0.pulled + $0.merged + $0.removed > 0 }) { try? collectGarbage(now: settings.now()) }
+        // Files the pull made unneeded (a draft the server turned out to have, an image no recipe shows any more) go
+        // now, not a run later.
+        if tally.withLock({ $0.pulled + $0.merged + $0.removed + $0.done > 0 }) {
+            try? collectGarbage(now: settings.now())
+            _ = try? store.collectImageGarbage(isOwnerAlive: settings.isOwnerAlive)
+        }
         if let error = setupFailure.withLock({ $0 }) { throw error }
         return tally.withLock { $0 }
     }
