@@ -47,7 +47,8 @@ extension RecipesHome {
         let folders: [(URL, (HomeFolder.Entry) -> Bool)] = [
             (mediaURL, { MediaLibrary.isOwnFile($0) || ($0.isRegularFile && $0.name == MediaLibrary.lockFileName) }),
             (outboxURL, Outbox.isOwnFile),
-            (imagesURL, { $0.isRegularFile && (OwnFileNames.isImageCopy($0.name) || OwnFileNames.isTemporaryFile($0.name)) }),
+            (imagesURL, { $0.isRegularFile && (OwnFileNames.isImageCopy($0.name) || OwnFileNames.isTemporaryFile($0.name)
+                || $0.name == ImageLibrary.lockFileName) }),
         ]
         var notes: [FolderNote] = []
         for (url, isOwn) in folders {

@@ -71,9 +71,7 @@ public struct ImageLibrary: Sendable {
 
     /// Deletes the images no recipe refers to (`referenced` holds the SHA-256s still wanted) and the temporary files of
     /// writers that are gone; only names this library writes. Returns what it deleted.
-    ///
-    /// An image written less than `TemporaryFiles.grace` ago stays even when unreferenced: a pull installs an image
-    /// before it applies the change that names it, possibly in another process.
+    /// Nothing is deleted while a pull has the folder in use (see `markInUse`).
     func collectGarbage(referenced: Set<String>, now: Date, isWriterAlive: (String) -> Bool) throws(StoreError) -> [String] {
         guard let folder = try HomeFolder.open(directory.path) else { return [] }
         var removed: [String] = []
@@ -82,9 +80,6 @@ public struct ImageLibrary: Sendable {
             if OwnFileNames.isImageCopy(name) {
                 let sha = String(name.prefix { $0 != "." })
                 if referenced.contains(sha) { continue }
-                if let modified = folder.modificationTime(of: name), now.timeIntervalSince1970 - modified < TemporaryFiles.grace {
-                    continue
-                }
             } else if OwnFileNames.isTemporaryFile(name) {
                 if TemporaryFiles.isLive(name, in: folder, now: now, isWriterAlive: isWriterAlive) { continue }
             } else {

@@ -72,6 +72,15 @@ extension RecipeStore {
         }
     }
 
+    /// The recipes in conflict (a person must choose), by id.
+    public func recipesInConflict() throws(StoreError) -> [Recipe] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE conflicts IS NOT NULL ORDER BY id"
+            ).map(Self.decode)
+        }
+    }
+
     /// The recipes waiting for a retry that is not due yet at `now`.
     public func waitingRecipes(at now: Date) throws(StoreError) -> [Recipe] {
         try read { db in

@@ -68,19 +68,21 @@ extension RecipeStore {
 
     /// Deletes the images of `images/` no recipe shows or offers in a conflict any more, and the temporary files of
     /// downloads whose writer is gone; returns their names. Under the media lock, which also orders the moves from
-    /// `media/`.
+    /// `media/`; skipped (nothing deleted, the next run collects) while a pull has the folder in use.
     @discardableResult
     public func collectImageGarbage(isOwnerAlive: (String) -> Bool = LeaseOwner.isAlive) throws(StoreError) -> [String] {
         try media.withExclusiveAccess { () throws(StoreError) in
-            let referenced = try read { db in
-                var shas = try String.fetchSet(db, sql: "SELECT image_sha256 FROM recipes WHERE image_sha256 IS NOT NULL")
-                for text in try String.fetchAll(db, sql: "SELECT conflicts FROM recipes WHERE conflicts IS NOT NULL") {
-                    guard let conflict = try? RecipeConflict(storedJSON: text) else { continue }
-                    shas.formUnion(conflict.imageSHA256s)
+            try images.unlessInUse { () throws(StoreError) in
+                let referenced = try read { db in
+                    var shas = try String.fetchSet(db, sql: "SELECT image_sha256 FROM recipes WHERE image_sha256 IS NOT NULL")
+                    for text in try String.fetchAll(db, sql: "SELECT conflicts FROM recipes WHERE conflicts IS NOT NULL") {
+                        guard let conflict = try? RecipeConflict(storedJSON: text) else { continue }
+                        shas.formUnion(conflict.imageSHA256s)
+                    }
+                    return shas
                 }
-                return shas
-            }
-            return try images.collectGarbage(referenced: referenced, now: now(), isWriterAlive: isOwnerAlive)
+                return try images.collectGarbage(referenced: referenced, now: now(), isWriterAlive: isOwnerAlive)
+            } ?? []
         }
     }
 

@@ -75,14 +75,18 @@ extension RecipeStore {
     }
 
     /// Starts reading the feed of server `server` from the beginning (the first pull, or another or a reset server).
-    /// For a server other than the one the cursor belonged to, every recipe forgets its base: a full pass of the new
-    /// server's feed re-bases the recipes it lists, and `finishServerChange` then uploads the others as new.
+    /// For a server other than the one the cursor belonged to, every recipe forgets its base and what the old server
+    /// had of its image: a full pass of the new server's feed re-bases the recipes it lists, and `finishServerChange`
+    /// then uploads the others as new, images first.
     public func startFeed(of server: String) throws(StoreError) {
         try write { db in
             let previous = try String.fetchOne(db, sql: "SELECT server_id FROM sync_cursor WHERE id = 1")
             try db.execute(sql: "UPDATE sync_cursor SET server_id = ?, seq = 0 WHERE id = 1", arguments: [server])
             if previous != nil, previous != server {
-                try db.execute(sql: "UPDATE recipes SET server_version = NULL, base_fields = NULL, conflicts = NULL")
+                try db.execute(sql: """
+                    UPDATE recipes SET server_version = NULL, base_fields = NULL, conflicts = NULL,
+                        remote_image_sha256 = NULL, remote_image_url = NULL
+                    """)
             }
         }
     }

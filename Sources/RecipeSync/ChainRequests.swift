@@ -45,7 +45,7 @@ struct ChainRequests: Sendable {
     }
 
     /// The image step: `HEAD` by SHA-256 (a crash after an upload never sends the bytes again), then `PUT` from
-    /// the media copy; returns the server's URL (recorded with the recipe step's first commit). Only a `HEAD` with the
+    /// the media copy (or, for an image another server had, its file in `images/`); returns the server's URL (recorded with the recipe step's first commit). Only a `HEAD` with the
     /// image's `ETag`, or a `PUT` answer naming its SHA-256 and URL, counts as the server having it (see
     /// `UnexpectedAnswer`).
     func sendImage(_ image: ImageReference, _ procedure: ProcedureContext) async throws -> String {
@@ -53,11 +53,11 @@ struct ChainRequests: Sendable {
         let head = try await send(api.headImage(sha256: image.sha256), what: what)
         if ServerAPI.headConfirmsImage(head, sha256: image.sha256) { return api.imageURL(sha256: image.sha256) }
         guard (200..<300).contains(head.status) || head.status == 404 else { throw failure(head, what: what) }
-        guard let file = image.localFileName else {
+        guard let path = store.localImagePath(image) else {
             throw StepFailure(
                 .permanent, "\(what): the local copy of the image is gone; attach it again with `image set`")
         }
-        let request = api.putImage(sha256: image.sha256, path: store.media.path(of: file), format: image.format)
+        let request = api.putImage(sha256: image.sha256, path: path, format: image.format)
         let response = try await send(request, what: what) { progress in
             procedure.reportProgress(completed: progress.sent, total: progress.total)
         }
@@ -83,8 +83,12 @@ struct ChainRequests: Sendable {
             case .stale:
                 switch try await mergeServerCopy(into: claim) {
                 case .push(let merged):
-                    claim = merged
+                    // The merge keeps this chain's image (sent by its image step, not yet recorded) or takes the
+                    // server's (whose URL the merge recorded).
+                    let sent = imageURL.flatMap(RecipeImage.init(serverURL:))
                     imageURL = Self.knownImageURL(of: merged.recipe)
+                        ?? (sent != nil && sent?.sha256 == merged.recipe.image?.sha256 ? imageURL : nil)
+                    claim = merged
                 case .synced(let revision, let version, let base):
                     return .uploaded(revision: revision, version: version, base: base)
                 case .conflict(let conflict):
@@ -110,6 +114,10 @@ struct ChainRequests: Sendable {
     /// One `PUT` of `claim`'s revision.
     private func push(_ claim: SyncClaim, imageURL: String?) async throws -> PushAnswer {
         let what = "recipe"
+        // Never a document without the image the recipe has: the server would take it as the image removed.
+        if claim.recipe.image != nil, imageURL == nil {
+            throw StepFailure(.later, "recipe: its image is not on the server yet; the next run sends the image first")
+        }
         let base = claim.recipe.sync.serverVersion
         let version = (base ?? 0) + 1
         let document = RecipeDocument.encode(claim.recipe, version: version, imageURL: imageURL)
@@ -150,6 +158,8 @@ struct ChainRequests: Sendable {
     /// Reads the server's copy of `claim`'s recipe (its image downloaded first when this device lacks it) and merges
     /// it into the draft (`RecipeStore.mergeAfterStale`).
     private func mergeServerCopy(into claim: SyncClaim) async throws -> StaleMerge {
+        let inUse = store.images.markInUse()  // its image, downloaded first, is no garbage until the merge names it
+        defer { withExtendedLifetime(inUse) {} }
         let copy = try await serverCopy(of: claim.recipe.uuid)
         do {
             guard let copy else { return .push(try store.pushAsNew(claim, owner: settings.owner)) }

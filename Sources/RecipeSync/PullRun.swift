@@ -34,6 +34,9 @@ struct PullRun: Sendable {
 
     /// Pulls until the feed is read or a change cannot be applied now.
     func run() async throws -> End {
+        // Images installed before the change naming them is applied are not garbage to another process's collection.
+        let inUse = store.images.markInUse()
+        defer { withExtendedLifetime(inUse) {} }
         var cursor = try store.feedCursor()
         var newServer = false
         while true {

@@ -5,7 +5,7 @@ import RecipeStore
 import Transport
 
 /// The part of a run that reports recipes no chain runs for: busy in another process, already on the server,
-/// waiting for a later retry, or due while the server is unreachable. Each counts in the run's summary.
+/// waiting for a later retry, due while the server is unreachable, or in conflict. Each counts in the run's summary.
 struct RunReports: Sendable {
     let store: RecipeStore
     let settings: SyncSettings
@@ -37,7 +37,7 @@ struct RunReports: Sendable {
         let waiting = try store.waitingRecipes(at: now)
         for recipe in waiting {
             let sync = recipe.sync.droppingLease(unless: settings.isOwnerAlive)
-            let words = BlockedReason.describe(sync, at: now) ?? "waiting"
+            let words = BlockedReason.describe(sync, id: recipe.id, at: now) ?? "waiting"
             emit(SyncEvent(
                 .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
                 delay: recipe.sync.nextAttemptAt.map { max(0, $0.timeIntervalSince(now)) }, error: words, time: now))
@@ -57,6 +57,19 @@ struct RunReports: Sendable {
                 error: "not sent: the server refused the credentials", time: now))
         }
         tally.withLock { $0.waiting += recipes.count }
+    }
+
+    /// Reports the recipes in conflict that this run has not reported (`reported` holds those it has): each run
+    /// says again that a person must choose, and counts them (exit 1).
+    func reportConflicts(except reported: Set<Int64>, at now: Date) throws {
+        let recipes = try store.recipesInConflict().filter { !reported.contains($0.id) }
+        for recipe in recipes {
+            guard let conflict = recipe.sync.conflict else { continue }
+            emit(SyncEvent(
+                .conflict, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                error: conflict.blocked(id: recipe.id), time: now))
+        }
+        tally.withLock { $0.conflicts += recipes.count }
     }
 
     /// Records and reports that the server is unreachable: nothing sent or pulled, no attempt counted.

@@ -33,6 +33,8 @@ public final class SyncRun: Sendable {
     let poller: LeasePoller
     /// Reports the recipes no chain runs for.
     let reports: RunReports
+    /// The recipes whose conflict this run reported.
+    let conflictsReported: Locked<Set<Int64>>
 
     /// Prepares a run; nothing happens until `run()`.
     public init(
@@ -42,12 +44,17 @@ public final class SyncRun: Sendable {
         self.store = store
         self.settings = settings
         self.options = options
-        self.emit = emit
+        let conflictsReported = Locked<Set<Int64>>([])
+        self.conflictsReported = conflictsReported
+        self.emit = { event in
+            if event.kind == .conflict { conflictsReported.withLock { _ = $0.insert(event.id) } }
+            emit(event)
+        }
         let outbox = Outbox(directory: store.home.outboxURL, writer: settings.owner)
         self.outbox = outbox
-        self.recorder = EndRecorder(store: store, owner: settings.owner, outbox: outbox, tally: tally, emit: emit)
+        self.recorder = EndRecorder(store: store, owner: settings.owner, outbox: outbox, tally: tally, emit: self.emit)
         self.poller = LeasePoller(store: store, settings: settings, registry: registry)
-        self.reports = RunReports(store: store, settings: settings, tally: tally, emit: emit)
+        self.reports = RunReports(store: store, settings: settings, tally: tally, emit: self.emit)
     }
 
     /// Stops the run cleanly (Ctrl-C): running transfers are aborted, recipes stay as they were for a later run,
@@ -68,14 +75,18 @@ public final class SyncRun: Sendable {
         try collectGarbage(now: now)
         if options.ids == nil, options.pushes {
             // Recipes in backoff are not claimed by this run: reported once, counted as still waiting.
-            let summary = try reports.reportWaiting(now: now)
-            if !due && !pulls { return summary }
+            _ = try reports.reportWaiting(now: now)
+            if !due && !pulls {
+                try reports.reportConflicts(except: [], at: now)
+                return tally.withLock { $0 }
+            }
         }
 
         // Only work to do with a server needs one: cron may run before the user configured one.
         guard let api = settings.api else { throw SyncRunError.noServer }
         let host = ConnectProbe.hostAndPort(of: api.baseURL)
         guard let host, await serverIsReachable(host) else {
+            if options.ids == nil { try reports.reportConflicts(except: [], at: settings.now()) }
             return try reports.reportOffline(api, ids: due ? options.ids : [], since: settings.now(), pulling: pulls)
         }
 
@@ -132,6 +143,9 @@ public final class SyncRun: Sendable {
         _ = await polling.value
         _ = await recording.value
         recorder.recordEnds()
+        if options.ids == nil, setupFailure.withLock({ $0 == nil }) {
+            try? reports.reportConflicts(except: conflictsReported.withLock { $0 }, at: settings.now())
+        }
         try? store.releaseLeases(owner: settings.owner)
         recorder.removeFinishedFiles()
         // Files the pull made unneeded (a draft the server turned out to have, an image no recipe shows any more) go

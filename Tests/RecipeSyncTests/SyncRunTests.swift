@@ -441,8 +441,11 @@ struct SyncRunTests {
             #expect(stored.sync.conflict?.summary == "changed here and on the server: title")
             #expect(recorder.events(.conflict).count == 1)
             #expect(recorder.events(.failed).isEmpty)
-            // Not due: the next run sends nothing.
-            #expect(try await home.sync(server).verdict == .complete)
+            // Not due: the next run sends nothing, and says again that a person must choose.
+            let again = EventRecorder()
+            let next = try await home.sync(server, recorder: again)
+            #expect(next.conflicts == 1 && next.verdict == .someFailed)
+            #expect(again.events(.conflict).map(\.id) == [recipe.id])
             #expect(server.requests().filter(\.isRecipePut).count == 3)
         }
     }
