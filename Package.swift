@@ -5,7 +5,8 @@
 //   RecipeModels        pure value types (recipe, ingredient, step, image, sync state)
 //   CSQLite / RecipeStore  SQLite through GRDB: migrations, edits, sync bookkeeping, media copies, doctor
 //   Locking             Locked<Value>, every target's lock (a pthread mutex ThreadSanitizer can see)
-//   SystemFiles         AtomicFile (temporary name, fsync, rename), writeAll, ErrnoError: every writer's file calls
+//   CLinux / SystemFiles  AtomicFile (temporary name, fsync, rename), writeAll, syncfs, ErrnoError: every writer's
+//                       file calls
 //   OperationEngine     generic operations, conditions, exclusivity, observers, retry, queue
 //   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
 //   RecipeSync          the sync engine: per-recipe chains (image, then JSON) on the engine, leases, cancellation
@@ -75,9 +76,11 @@ let package = Package(
         // the server.
         .target(
             name: "SystemFiles",
-            dependencies: ["Locking"],
+            dependencies: ["Locking", "CLinux"],
             swiftSettings: strictSettings
         ),
+        // Linux calls Swift's Glibc module does not declare (`syncfs`).
+        .systemLibrary(name: "CLinux"),
         .target(
             name: "OperationEngine",
             dependencies: [

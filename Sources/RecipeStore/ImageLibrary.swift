@@ -50,14 +50,53 @@ public struct ImageLibrary: Sendable {
     /// Moves a finished, checked download into place as `<sha256>.<ext>` (flushed to disk, then renamed); returns its
     /// reference.
     public func install(_ download: ImageDownload) throws(StoreError) -> ImageReference {
+        let reference = try place(download)
+        try flushFolder()
+        return reference
+    }
+
+    /// Moves finished, checked downloads into place: their bytes flushed to disk first, all at once (`syncfs` of the
+    /// folder's file system: one flush for a page of images, where a `fsync` each made the disk commit once per
+    /// image), then each renamed, then the folder flushed once; returns each one's reference, or why it could not be
+    /// installed. No image is ever under its final name before its bytes are on disk.
+    public func install(_ downloads: [ImageDownload]) -> [Result<ImageReference, StoreError>] {
+        guard !downloads.isEmpty else { return [] }
+        do {
+            try AtomicFile.flushFileSystem(of: directory.path)
+        } catch {
+            for download in downloads { download.discard() }
+            return downloads.map { _ in .failure(StoreError(error)) }
+        }
+        var results = downloads.map { download in Result { () throws(StoreError) in try place(download, flushing: []) } }
+        if results.contains(where: { (try? $0.get()) != nil }) {
+            do throws(StoreError) {
+                try flushFolder()
+            } catch {
+                results = results.map { _ in .failure(error) }
+            }
+        }
+        return results
+    }
+
+    /// Renames `download` into place, its bytes flushed to disk first unless `flushing` is empty (they were).
+    private func place(_ download: ImageDownload, flushing: AtomicFile.Flush = [.file]) throws(StoreError) -> ImageReference {
         let format = try download.check()
         let name = ImageReference.fileName(sha256: download.sha256, format: format)
         do {
-            try download.file.commit(to: path(of: name), flushing: [.file, .folder])
+            try download.file.commit(to: path(of: name), flushing: flushing)
         } catch {
             throw StoreError(.fileSystem(path: path(of: name), detail: error.localizedDescription))
         }
         return ImageReference(sha256: download.sha256, format: format, byteCount: download.count, localFileName: nil)
+    }
+
+    /// Flushes the folder's entries (the renames) to disk.
+    private func flushFolder() throws(StoreError) {
+        do {
+            try AtomicFile.flushFolder(containing: path(of: Self.lockFileName))
+        } catch {
+            throw StoreError(.fileSystem(path: directory.path, detail: error.localizedDescription))
+        }
     }
 
     /// Moves the media copy at `mediaPath` of image `fileName` here (the server has it now, and a recipe still shows
@@ -94,8 +133,9 @@ public struct ImageLibrary: Sendable {
 /// One image being downloaded into the images folder: the bytes are written to a temporary file and hashed as they
 /// come; `ImageLibrary.install` renames it into place once it is whole and is the image its SHA-256 names.
 public final class ImageDownload: @unchecked Sendable {
-    // @unchecked Sendable: `receive` is called on one thread at a time (the transport's, in order), `check` or
-    // `discard` only after the transfer ended; the mutable state is never touched by two threads at once.
+    // @unchecked Sendable: `receive` is called on one thread at a time (the transport's, in order), `check`,
+    // installing or `discard` only after the transfer ended, by one task at a time; the mutable state is never
+    // touched by two threads at once.
     /// The SHA-256 the bytes must have.
     public let sha256: String
     /// The temporary file (removed unless installed).
@@ -137,8 +177,18 @@ public final class ImageDownload: @unchecked Sendable {
         return true
     }
 
-    /// Checks the whole download: its SHA-256, and that it is an image; returns its format.
-    func check() throws(StoreError) -> ImageFormat {
+    /// Checks the whole download: its SHA-256, and that it is an image; returns its format. Checked once: later
+    /// calls answer the first one's result.
+    public func check() throws(StoreError) -> ImageFormat {
+        if let checked { return try checked.get() }
+        let result = Result { () throws(StoreError) in try verify() }
+        checked = result
+        return try result.get()
+    }
+
+    private var checked: Result<ImageFormat, StoreError>?
+
+    private func verify() throws(StoreError) -> ImageFormat {
         let digest = MediaLibrary.hex(hasher.finalize())
         guard refusal == nil, digest == sha256, let format = ImageFormat.detect(head[...]) else {
             file.discard()

@@ -197,7 +197,18 @@ struct ChainRequests: Sendable {
 
     /// Downloads image `sha256` from `url` into `images/`: streamed to a temporary file, its SHA-256 checked, renamed
     /// into place whole (see `ImageLibrary`).
-    func downloadImage(sha256: String, url: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws -> ImageReference {
+    func downloadImage(sha256: String, url: String) async throws -> ImageReference {
+        let download = try await fetchImage(sha256: sha256, url: url)
+        do {
+            return try store.images.install(download)
+        } catch {
+            throw StepFailure(.permanent, "image \(sha256.prefix(12)): \(error.localizedDescription)")
+        }
+    }
+
+    /// Downloads image `sha256` from `url` into a temporary file of `images/`, its SHA-256 and format checked, for the
+    /// caller to install (`ImageLibrary.install`) or discard. A wrong or oversized body fails permanently.
+    func fetchImage(sha256: String, url: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws -> ImageDownload {
         let what = "image \(sha256.prefix(12))"
         let download: ImageDownload
         do {
@@ -219,10 +230,11 @@ struct ChainRequests: Sendable {
             throw failure(response, what: what)
         }
         do {
-            return try store.images.install(download)
+            _ = try download.check()
         } catch {
             throw StepFailure(.permanent, "\(what): \(error.localizedDescription)")
         }
+        return download
     }
 
     /// The URL the server gave for `recipe`'s image, when the server has that image (nil: none, or not uploaded).

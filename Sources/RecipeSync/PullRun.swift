@@ -73,10 +73,11 @@ struct PullRun: Sendable {
                            time: settings.now()))
             tally.withLock { $0.waiting += 1 }
         }
-        let downloaded = await download(ready.filter { leases.imagesNeeded.contains($0.uuid) })
-        if let failed = ready.firstIndex(where: { leases.imagesNeeded.contains($0.uuid) && downloaded[$0.uuid] == nil }) {
+        let fetched = await download(ready.filter { leases.imagesNeeded.contains($0.uuid) })
+        if let failed = ready.firstIndex(where: { leases.imagesNeeded.contains($0.uuid) && fetched[$0.uuid] == nil }) {
             ready = Array(ready.prefix(failed))
         }
+        let downloaded = install(fetched, for: &ready)
         let seq = ready.count == changes.count ? page.next : (ready.last?.seq ?? since)
         let results: [AppliedChange]
         do {
@@ -92,18 +93,44 @@ struct PullRun: Sendable {
         return (ready.count == changes.count, seq)
     }
 
-    /// Runs a download chain for every change of `changes` (each names an image this home lacks), all at once on the queue (a
-    /// group holding the recipe's mutual exclusion, as an upload does, around the image step); returns the images
-    /// downloaded, by recipe. A download that fails is reported; the page stops before its change.
-    private func download(_ changes: [ServerChange]) async -> [UUID: ImageReference] {
-        var chains: [(change: ServerChange, id: Int64, step: Procedure<ImageReference>, group: AnyProcedure)] = []
+    /// Installs in `images/` the downloads of the changes of `ready`, all at once (off the transport's thread: each
+    /// is flushed to disk), and discards the others; `ready` stops before a change whose image could not be stored.
+    private func install(_ fetched: [UUID: ImageDownload], for ready: inout [ServerChange]) -> [UUID: ImageReference] {
+        let wanted = Set(ready.map(\.uuid))
+        for (uuid, download) in fetched where !wanted.contains(uuid) { download.discard() }
+        let installing = ready.compactMap { change in fetched[change.uuid].map { (change, $0) } }
+        var downloaded: [UUID: ImageReference] = [:]
+        var cut = ready.count
+        for ((change, _), result) in zip(installing, store.images.install(installing.map(\.1))) {
+            switch result {
+            case .success(let reference):
+                downloaded[change.uuid] = reference
+            case .failure(let error):
+                let id = (try? store.recipe(uuid: change.uuid))?.id ?? 0
+                emit(SyncEvent(
+                    .skipped, id: id, uuid: change.uuid, title: change.recipe?.fields.title ?? "", step: .image,
+                    error: "not pulled yet, its image could not be stored: " + error.localizedDescription, time: settings.now()))
+                tally.withLock { $0.waiting += 1 }
+                cut = min(cut, ready.firstIndex { $0.uuid == change.uuid } ?? cut)
+            }
+        }
+        ready = Array(ready.prefix(cut))
+        return downloaded
+    }
+
+    /// Runs a download chain for every change of `changes` (each names an image this home lacks), all at once on the
+    /// queue (a group holding the recipe's mutual exclusion, as an upload does, around the image step); returns the
+    /// images downloaded and checked, not yet installed, by recipe. A download that fails is reported; the page stops
+    /// before its change.
+    private func download(_ changes: [ServerChange]) async -> [UUID: ImageDownload] {
+        var chains: [(change: ServerChange, id: Int64, step: Procedure<ImageDownload>, group: AnyProcedure)] = []
         for change in changes {
             guard let image = change.recipe?.fields.image, let url = image.serverURL else { continue }
             let requests = self.requests
-            let step = Procedure<ImageReference>(
+            let step = Procedure<ImageDownload>(
                 name: "download \(image.sha256.prefix(12))", conditions: parts.reachability.map { [$0] } ?? [],
                 retry: parts.retry, tags: ["uuid": change.uuid.lowercasedString, "step": "image"]
-            ) { _ in try await requests.downloadImage(sha256: image.sha256, url: url) }
+            ) { _ in try await requests.fetchImage(sha256: image.sha256, url: url) }
             let group = GroupProcedure(
                 name: "download #\(change.uuid.lowercasedString)",
                 conditions: [MutualExclusion("recipe:\(change.uuid.lowercasedString)")], children: [step.erased])
@@ -115,7 +142,7 @@ struct PullRun: Sendable {
         }
         guard !chains.isEmpty else { return [:] }
         queue.add(chains.map(\.group))
-        var downloaded: [UUID: ImageReference] = [:]
+        var downloaded: [UUID: ImageDownload] = [:]
         for chain in chains {
             let outcome = await chain.group.waitUntilFinished()
             if chain.id != 0 { registry.remove(chain.id) }
