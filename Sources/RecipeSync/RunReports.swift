@@ -37,7 +37,7 @@ struct RunReports: Sendable {
         let waiting = try store.waitingRecipes(at: now)
         for recipe in waiting {
             let sync = recipe.sync.droppingLease(unless: settings.isOwnerAlive)
-            let words = BlockedReason.describe(sync, at: now) ?? "waiting"
+            let words = BlockedReason.describe(sync, id: recipe.id, at: now) ?? "waiting"
             emit(SyncEvent(
                 .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
                 delay: recipe.sync.nextAttemptAt.map { max(0, $0.timeIntervalSince(now)) }, error: words, time: now))
