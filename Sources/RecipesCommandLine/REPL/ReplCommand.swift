@@ -95,7 +95,7 @@ public struct ReplCommandSpec: Sendable {
               summary: "cancel a recipe's upload, wherever it runs / stop a background sync"),
         .init(name: "conflicts", usage: "conflicts", summary: "the recipes in conflict with the server, both values of each field"),
         .init(name: "resolve", usage: "resolve <id> mine|theirs [<field>...]",
-              summary: "settle a conflict: keep yours or take the server's, in every field or those named (title, ingredient 3, …)"),
+              summary: "settle a conflict: yours or the server's, in every field or those named"),
         .init(name: "help", usage: "help [<command>]", summary: "this list, or one command's usage"),
         .init(name: "quit", usage: "quit", summary: "leave (also `exit` or Ctrl-D)"),
         .init(name: "exit", usage: "exit", summary: "leave (also `quit` or Ctrl-D)"),
