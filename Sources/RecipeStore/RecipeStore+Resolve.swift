@@ -63,6 +63,11 @@ extension RecipeStore {
         }
         let recipe = try fetchRecipe(db, id: id)
         let (resolution, settled, left) = try choose(side, fieldNames, conflictText: text, of: recipe)
+        if (try? RecipeConflict(storedJSON: text)) == nil {
+            // The record was read without a conflict (the text is none this version reads); the row is made to say
+            // the same, so that the guarded write of the resolution below finds it as read.
+            try db.execute(sql: "UPDATE recipes SET conflicts = NULL WHERE id = ?", arguments: [id])
+        }
         let mediaCopy = recipe.image?.localFileName
         var removed = false
         switch resolution {

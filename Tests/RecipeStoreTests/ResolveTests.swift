@@ -166,4 +166,23 @@ struct ResolveTests {
         }
         #expect(try home.recipe().sync.conflict == .deletedOnServer)
     }
+
+    @Test("a stored conflict that cannot be read: --field is refused in words, a whole --mine keeps the draft, pending")
+    func unreadableConflict() throws {
+        let home = try ConflictFixture()
+        try home.fieldConflict()
+        // The conflicts column as no version of recipes writes it (a damaged or foreign value).
+        try home.store.write { db in
+            try db.execute(sql: "UPDATE recipes SET conflicts = '{\"kind\":\"colour\"}' WHERE id = ?", arguments: [home.id])
+        }
+        #expect(try !home.isDue(), "still held back: the column says there is a conflict")
+        #expect(throws: StoreError(.resolution(detail: ConflictError.unreadable("unknown kind 'colour'").errorDescription!))) {
+            try home.store.resolve(id: home.id, side: .mine, only: ["title"])
+        }
+        let resolved = try home.store.resolve(id: home.id, side: .mine)
+        #expect(resolved.settled == ["recipe"] && resolved.state == .pending)
+        let after = try home.recipe()
+        #expect(after.title == "Stew" && after.sync.serverVersion == 2)
+        #expect(try home.isDue())
+    }
 }
