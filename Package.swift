@@ -172,7 +172,7 @@ let package = Package(
         ),
         .target(
             name: "RecipesTestSupport",
-            dependencies: ["RecipeStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["RecipeStore", "RecipeModels", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/RecipesTestSupport",
             swiftSettings: strictSettings
         ),

@@ -35,7 +35,8 @@ public struct SyncRecord: Sendable, Equatable {
 ///   an end of any kind says nothing about an edit made meanwhile, which stays as the edit left it;
 /// - an image the server confirmed is remembered while this process still holds the lease of a recipe not deleted;
 ///   the local copy is let go once the server has the very image the recipe refers to;
-/// - a deletion goes through the server only when the server may have had the recipe (`sentRevision`).
+/// - a deletion goes through the server only when the server may have had the recipe (`sentRevision`);
+/// - a conflict keeps the recipe from being due until a person resolves it, or edits settle every part of it.
 public enum RecipeSyncMachine {
     /// Something that happens to a recipe.
     public enum Event: Sendable, Equatable {
@@ -64,6 +65,25 @@ public enum RecipeSyncMachine {
         case merged(version: Int64?, base: RecipeFields?, outcome: MergeOutcome, fieldsChanged: Bool, deleted: Bool)
         /// The server deleted the recipe and this device had not changed it: it goes here too.
         case removedOnServer
+        /// The user changed a field of a recipe in conflict: an edit, and `left` is the conflict it did not settle (nil:
+        /// none, the recipe is an ordinary pending edit based on the server version it was merged against).
+        case editedInConflict(left: RecipeConflict?)
+        /// A person chose how to resolve the recipe's conflict (`recipes resolve`); its fields, if any, are written.
+        case resolved(Resolution)
+    }
+
+    /// What a person's choice does to a recipe in conflict (`recipes resolve`). Each is a change: the revision moves
+    /// on, and attempts, errors, backoff and cancellation are forgotten; the server version it is based on stays.
+    public enum Resolution: Sendable, Equatable {
+        /// The chosen fields are the draft now: `left` is what is still in conflict (nil: nothing); `matchesServer`
+        /// whether the draft equals the server's copy (the base), which makes it synced without a push.
+        case fields(left: RecipeConflict?, matchesServer: Bool)
+        /// Deleted on the server, kept here: pending, pushed as the tombstone's version + 1.
+        case recreate
+        /// Deleted here, and that is chosen: the deletion is due again (a `DELETE` of the server's version).
+        case delete
+        /// Deleted here, the server's copy chosen (its fields written): no longer deleted, synced at that version.
+        case restore
     }
 
     /// What a merge left.
@@ -184,15 +204,7 @@ public enum RecipeSyncMachine {
             next.sync.cancelRequested = false
             next.sync.conflict = nil
             var effects: [Effect] = []
-            if let image = base?.image, let url = image.serverURL, next.image?.sha256 == image.sha256 {
-                // The server holds this recipe's image bytes: a later push need not send them, nor keep a copy.
-                next.sync.remoteImageSHA256 = image.sha256
-                next.sync.remoteImageURL = url
-                if case .synced = outcome, let localFile = next.image?.localFileName {
-                    next.image?.localFileName = nil
-                    effects.append(.releaseMedia(localFile))
-                }
-            }
+            adoptServerImage(of: base, synced: outcome == .synced, &next, &effects)
             switch outcome {
             case .synced:
                 next.sync.state = .synced
@@ -206,6 +218,56 @@ public enum RecipeSyncMachine {
             return Transition(record: next, effects: effects)
         case .removedOnServer:
             return Transition(record: next, effects: [.removeRecipe] + (record.image?.localFileName.map { [.releaseMedia($0)] } ?? []))
+        case .editedInConflict(let left):
+            next.sync.edit()
+            next.sync.conflict = left
+            return Transition(record: next)
+        case .resolved(let resolution):
+            return resolved(record, resolution)
+        }
+    }
+
+    /// A person's resolution of `record`'s conflict (see `Resolution`).
+    private static func resolved(_ record: SyncRecord, _ resolution: Resolution) -> Transition {
+        var next = record
+        var effects: [Effect] = []
+        next.sync.edit()
+        next.sync.offlineSince = nil
+        next.sync.conflict = nil
+        switch resolution {
+        case .fields(let left, let matchesServer):
+            next.sync.conflict = left
+            let synced = left == nil && matchesServer
+            adoptServerImage(of: record.sync.base, synced: synced, &next, &effects)
+            if synced {
+                next.sync.state = .synced
+                next.sync.syncedRevision = next.sync.revision
+            }
+        case .recreate:
+            next.sync.deleted = false
+        case .delete:
+            next.sync.deleted = true
+            next.sync.state = .deleting
+        case .restore:
+            next.sync.deleted = false
+            next.sync.state = .synced
+            next.sync.syncedRevision = next.sync.revision
+            adoptServerImage(of: record.sync.base, synced: true, &next, &effects)
+        }
+        return Transition(record: next, effects: effects)
+    }
+
+    /// When the server's copy `base` holds the very image of `next`, remembers the server's URL (a later push need not
+    /// send the bytes) and, once `synced`, lets the local media copy go.
+    private static func adoptServerImage(
+        of base: RecipeFields?, synced: Bool, _ next: inout SyncRecord, _ effects: inout [Effect]
+    ) {
+        guard let image = base?.image, let url = image.serverURL, next.image?.sha256 == image.sha256 else { return }
+        next.sync.remoteImageSHA256 = image.sha256
+        next.sync.remoteImageURL = url
+        if synced, let localFile = next.image?.localFileName {
+            next.image?.localFileName = nil
+            effects.append(.releaseMedia(localFile))
         }
     }
 

@@ -30,6 +30,7 @@ extension RecipeStore {
         let outcome: Outcome = try edit { db in
             let row = try Self.editableRow(db, id: id)
             if let expectingRevision, (row["revision"] as Int64) != expectingRevision { return .changedMeanwhile }
+            let before = try Self.conflictBeforeEdit(row, id: id, db)
             var changed = false
             for (column, value) in [("title", content.title), ("description", content.description),
                                     ("recipe_yield", content.recipeYield), ("keywords", content.keywords)]
@@ -40,7 +41,7 @@ extension RecipeStore {
             changed = try Self.replaceParts(of: id, in: "ingredients", with: content.ingredients, db) || changed
             changed = try Self.replaceParts(of: id, in: "steps", with: content.steps, db) || changed
             guard changed else { return .unchanged }
-            try markChanged(id, in: db)
+            try markChanged(id, settling: before, in: db)
             return .saved
         }
         let recipe = try recipe(id: id)

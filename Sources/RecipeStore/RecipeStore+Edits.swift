@@ -35,8 +35,9 @@ extension RecipeStore {
         func apply(keeping kept: String?) -> (Database) throws -> Recipe {
             { db in
                 let current = try Self.editableRow(db, id: id)
+                let before = try Self.conflictBeforeEdit(current, id: id, db)
                 try Self.perform(change, on: id, in: db)
-                try self.markChanged(id, in: db)
+                try self.markChanged(id, settling: before, in: db)
                 if kept != nil || change == .clearImage {
                     unneededCopy = try Self.unreferencedCopy(current["image_file"], keeping: kept, db)
                 }
@@ -90,7 +91,7 @@ extension RecipeStore {
     }
 
     /// The media copy recipe `id` refers to now, if any: whether a change that may let it go takes the media lock.
-    private func currentCopy(of id: Int64) throws(StoreError) -> String? {
+    func currentCopy(of id: Int64) throws(StoreError) -> String? {
         try read { db in try String.fetchOne(db, sql: "SELECT image_file FROM recipes WHERE id = ?", arguments: [id]) }
     }
 
@@ -125,9 +126,13 @@ extension RecipeStore {
         return row
     }
 
-    /// Bumps the revision and marks the recipe due for upload; always inside the edit's transaction.
-    func markChanged(_ id: Int64, in db: Database) throws {
-        try Self.apply(.edited, to: id, db)
+    /// Bumps the revision and marks the recipe due for upload; always inside the edit's transaction. A recipe that
+    /// was in conflict (`before`: its conflict and fields before the edit) keeps only the conflicts the edit did not
+    /// settle.
+    func markChanged(
+        _ id: Int64, settling before: (conflict: RecipeConflict, fields: RecipeFields)? = nil, in db: Database
+    ) throws {
+        try Self.apply(try Self.editEvent(id, settling: before, db), to: id, db)
         try db.execute(sql: "UPDATE recipes SET updated_at = ? WHERE id = ?", arguments: [now().timeIntervalSince1970, id])
     }
 

@@ -17,7 +17,7 @@ public struct RecipesCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             EditCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, StatusCommand.self,
-            SyncCommand.self, CancelCommand.self, ImportCommand.self, ExportCommand.self, CronCommand.self,
+            SyncCommand.self, CancelCommand.self, ConflictsCommand.self, ResolveCommand.self, ImportCommand.self, ExportCommand.self, CronCommand.self,
             ConfigCommand.self, DoctorCommand.self,
         ]
     )

@@ -43,6 +43,12 @@ struct RecipeSyncMachineTests {
     static let base = RecipeFields(title: "Soup", ingredients: ["2 tomatoes"])
     static let baseWithImage = RecipeFields(title: "Soup", image: RecipeImage(serverURL: confirmed.url))
 
+    static let stepConflict = FieldConflict(field: .step(1), base: .text("boil"), mine: .text("simmer"), theirs: .text("roast"))
+    static let titleAndStep = RecipeConflict.fields([
+        FieldConflict(field: .title, base: .text("Soup"), mine: .text("Stew"), theirs: .text("Broth")), stepConflict,
+    ])
+    static let stepOnly = RecipeConflict.fields([stepConflict])
+
     static func end(_ result: ChainResult, claimed revision: Int64 = 3, owner: String = me, image: ConfirmedImage? = nil)
         -> RecipeSyncMachine.Event
     {
@@ -193,6 +199,49 @@ struct RecipeSyncMachineTests {
         Row(name: "deleted on the server, not changed here: the recipe goes with its media copy",
             before: record(), event: .removedOnServer, after: record(),
             effects: [.removeRecipe, .releaseMedia("\(sha).png")]),
+        // Conflicts settled by an edit or resolved by a person.
+        Row(name: "an edit settling part of a conflict: the next revision, pending, the rest of the conflict kept",
+            before: record { $0.sync.conflict = titleAndStep; $0.sync.serverVersion = 6; $0.sync.attempts = 1 },
+            event: .editedInConflict(left: stepOnly),
+            after: record { $0.sync.revision = 4; $0.sync.conflict = stepOnly; $0.sync.serverVersion = 6 }),
+        Row(name: "an edit settling the whole conflict: an ordinary pending edit based on the same server version",
+            before: record { $0.sync.conflict = stepOnly; $0.sync.serverVersion = 6 },
+            event: .editedInConflict(left: nil),
+            after: record { $0.sync.revision = 4; $0.sync.serverVersion = 6 }),
+        Row(name: "a resolution leaving conflicts: the next revision, still in conflict, attempts and error forgotten",
+            before: record { $0.sync.conflict = titleAndStep; $0.sync.serverVersion = 6; $0.sync.base = base
+                $0.sync.lastError = "x"; $0.sync.attempts = 2 },
+            event: .resolved(.fields(left: stepOnly, matchesServer: false)),
+            after: record { $0.sync.revision = 4; $0.sync.conflict = stepOnly; $0.sync.serverVersion = 6; $0.sync.base = base }),
+        Row(name: "a resolution of every conflict: pending, based on the version it was merged against",
+            before: record { $0.sync.conflict = titleAndStep; $0.sync.serverVersion = 6; $0.sync.base = base },
+            event: .resolved(.fields(left: nil, matchesServer: false)),
+            after: record { $0.sync.revision = 4; $0.sync.serverVersion = 6; $0.sync.base = base }),
+        Row(name: "a resolution equal to the server's copy: synced there, no push; its image's media copy let go",
+            before: record { $0.sync.conflict = titleAndStep; $0.sync.serverVersion = 6; $0.sync.base = baseWithImage },
+            event: .resolved(.fields(left: nil, matchesServer: true)),
+            after: record { $0.sync.state = .synced; $0.sync.revision = 4; $0.sync.syncedRevision = 4; $0.sync.serverVersion = 6
+                $0.sync.base = baseWithImage; $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url
+                $0.image?.localFileName = nil },
+            effects: [.releaseMedia("\(sha).png")]),
+        Row(name: "deleted on the server, kept here: pending at the next revision, based on the tombstone's version",
+            before: record { $0.sync.conflict = .deletedOnServer; $0.sync.serverVersion = 7 },
+            event: .resolved(.recreate),
+            after: record { $0.sync.revision = 4; $0.sync.serverVersion = 7 }),
+        Row(name: "deleted here, the deletion chosen: deleting and due again, against the server's version",
+            before: record { $0.sync.state = .deleting; $0.sync.deleted = true; $0.sync.conflict = .deletedHere
+                $0.sync.serverVersion = 6; $0.sync.base = base },
+            event: .resolved(.delete),
+            after: record { $0.sync.state = .deleting; $0.sync.deleted = true; $0.sync.revision = 4; $0.sync.serverVersion = 6
+                $0.sync.base = base }),
+        Row(name: "deleted here, the server's copy chosen: not deleted, synced at the server's version",
+            before: record { $0.sync.state = .deleting; $0.sync.deleted = true; $0.sync.conflict = .deletedHere
+                $0.sync.serverVersion = 6; $0.sync.base = baseWithImage },
+            event: .resolved(.restore),
+            after: record { $0.sync.state = .synced; $0.sync.revision = 4; $0.sync.syncedRevision = 4; $0.sync.serverVersion = 6
+                $0.sync.base = baseWithImage; $0.sync.remoteImageSHA256 = sha; $0.sync.remoteImageURL = confirmed.url
+                $0.image?.localFileName = nil },
+            effects: [.releaseMedia("\(sha).png")]),
         // Cancellation and leases.
         Row(name: "cancel of a queued recipe: cancelled, backoff dropped",
             before: record { $0.sync.state = .waiting; $0.sync.nextAttemptAt = now + 60 }, event: .cancelRequested(leaseAlive: false),

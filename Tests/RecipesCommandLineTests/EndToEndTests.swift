@@ -47,7 +47,7 @@ struct EndToEndTests {
         #expect(bailed.stdout == "created 3\n")
     }
 
-    @Test("status --json has exactly the contract's keys")
+    @Test("status --json has exactly the contract's keys, section 6's serverVersion and conflicts among them")
     func statusJSONKeys() throws {
         let dir = TemporaryDirectory()
         _ = try runRecipes(["edit", "--home", dir.homePath], input: "new Soup\n")
@@ -57,9 +57,11 @@ struct EndToEndTests {
         #expect(array.count == 1)
         #expect(Set(array[0].keys) == [
             "id", "uuid", "title", "state", "revision", "syncedRevision", "attempts", "nextAttemptAt", "lastError",
-            "blocked", "image", "remoteImage",
+            "blocked", "image", "remoteImage", "serverVersion", "conflicts",
         ])
         #expect(array[0]["state"] as? String == "pending")
+        #expect(array[0]["serverVersion"] is NSNull)
+        #expect((array[0]["conflicts"] as? [Any])?.isEmpty == true)
         #expect(array[0]["nextAttemptAt"] is NSNull)
         let list = try runRecipes(["list", "--json", "--home", dir.homePath])
         #expect(list.stdout.hasPrefix("[{\"id\":1,"))

@@ -14,7 +14,7 @@ struct ListCommand: ParsableCommand {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
             let store = try context.openStore(.readOnly)
-            let formatter = RecipeFormatter(media: store.media, now: Date())
+            let formatter = RecipeFormatter(store: store, now: Date())
             let recipes = try store.recipes()
             context.console.out(json ? formatter.listJSON(recipes) : formatter.list(recipes))
         }

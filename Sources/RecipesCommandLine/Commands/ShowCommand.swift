@@ -19,7 +19,7 @@ struct ShowCommand: ParsableCommand {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
             let store = try context.openStore(.readOnly)
-            let formatter = RecipeFormatter(media: store.media, now: Date())
+            let formatter = RecipeFormatter(store: store, now: Date())
             let recipe = try store.recipe(id: id)
             context.console.out(json ? formatter.showJSON(recipe) : formatter.show(recipe))
         }

@@ -9,7 +9,7 @@ struct StatusCommand: ParsableCommand {
 
     @ParentCommand var root: RecipesCommand
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Print a JSON array with the keys id, uuid, title, state, revision, syncedRevision, attempts, nextAttemptAt, lastError, blocked, image, remoteImage.")
+    @Flag(name: .long, help: "Print a JSON array with the keys id, uuid, title, state, revision, syncedRevision, attempts, nextAttemptAt, lastError, blocked, image, remoteImage, serverVersion, conflicts.")
     var json = false
     @Argument(help: "Only these recipes (ids as `recipes list` shows them).") var ids: [Int64] = []
 
@@ -23,7 +23,7 @@ struct StatusCommand: ParsableCommand {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
             let store = try context.openStore(.readOnly)
-            let formatter = RecipeFormatter(media: store.media, now: Date())
+            let formatter = RecipeFormatter(store: store, now: Date())
             let recipes = try store.recipes(ids: ids.isEmpty ? nil : ids)
             let notes = Self.folderNotes(context.home)
             if json {

@@ -1,5 +1,6 @@
 import Foundation
 import RecipeStore
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +16,7 @@ struct EditFile {
     static func create(in home: RecipesHome, id: Int64, text: String, now: Date = Date()) throws -> EditFile {
         let folder = home.url.appendingPathComponent("edits").path
         if mkdir(folder, 0o700) != 0 && errno != EEXIST {
-            throw CommandLineError("cannot create \(folder): \(String(cString: strerror(errno))); check the home's permissions")
+            throw CommandLineError("cannot create \(folder): \(ErrnoError.describe(errno)); check the home's permissions")
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -27,7 +28,7 @@ struct EditFile {
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd < 0 {
                 if errno == EEXIST { continue }
-                throw CommandLineError("cannot create \(path): \(String(cString: strerror(errno))); check free space and permissions")
+                throw CommandLineError("cannot create \(path): \(ErrnoError.describe(errno)); check free space and permissions")
             }
             defer { close(fd) }
             var bytes = Array(text.utf8)

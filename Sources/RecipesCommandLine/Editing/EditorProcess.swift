@@ -1,4 +1,5 @@
 import Foundation
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -64,7 +65,7 @@ struct EditorProcess {
         var pid = pid_t()
         let result = posix_spawn(&pid, argv[0], nil, &attributes, &cArguments, environ)
         guard result == 0 else {
-            throw CommandLineError("cannot start the editor (\(String(cString: strerror(result)))); set VISUAL or EDITOR")
+            throw CommandLineError("cannot start the editor (\(ErrnoError.describe(result))); set VISUAL or EDITOR")
         }
         return pid
     }

@@ -1,6 +1,7 @@
 import Foundation
 import RecipeModels
 import RecipeStore
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,11 +62,11 @@ struct RecipeExport {
             dateModified: ISO8601.string(recipe.dateModified), image: image)
     }
 
-    /// The media copy of `recipe`'s image, when it is still on this machine.
+    /// Where this home keeps the bytes of `recipe`'s image, when it has them: the media copy, else the file in
+    /// `images/` (see `RecipeFormatter.imagePath`).
     private func localImagePath(_ recipe: Recipe) -> String? {
-        guard let file = recipe.image?.localFileName else { return nil }
-        let path = store.media.path(of: file)
-        return FileManager.default.fileExists(atPath: path) ? path : nil
+        let path = RecipeFormatter.imagePath(of: recipe.image, media: store.media, images: store.images)
+        return path.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
     }
 
     private func copy(_ source: String, to destination: String) throws {
@@ -74,7 +75,7 @@ struct RecipeExport {
             try? FileManager.default.removeItem(atPath: temporary)
             try FileManager.default.copyItem(atPath: source, toPath: temporary)
             guard rename(temporary, destination) == 0 else {
-                throw CommandLineError(String(cString: strerror(errno)))
+                throw CommandLineError(ErrnoError.describe(errno))
             }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)

@@ -10,6 +10,8 @@ import RecipeSync
 public struct RecipeFormatter: Sendable {
     /// The media folder, to show local image paths.
     var media: MediaLibrary
+    /// The images folder, where the images of synced recipes are.
+    var images: ImageLibrary
     /// The present moment, which decides derived states such as a lapsed backoff.
     var now: Date
     /// The zone clock times are shown in.
@@ -21,13 +23,33 @@ public struct RecipeFormatter: Sendable {
 
     /// Creates a formatter.
     public init(
-        media: MediaLibrary, now: Date, timeZone: TimeZone = .current,
+        media: MediaLibrary, images: ImageLibrary, now: Date, timeZone: TimeZone = .current,
         isLeaseOwnerAlive: @escaping @Sendable (String) -> Bool = LeaseOwner.isAlive
     ) {
         self.media = media
+        self.images = images
         self.now = now
         self.timeZone = timeZone
         self.isLeaseOwnerAlive = isLeaseOwnerAlive
+    }
+
+    /// Creates the formatter of `store`'s home.
+    public init(store: RecipeStore, now: Date) {
+        self.init(media: store.media, images: store.images, now: now)
+    }
+
+    /// Where this home keeps the bytes of `image`: its media copy when it has one, else its file in `images/` when
+    /// that exists; nil otherwise.
+    func imagePath(of image: ImageReference?) -> String? {
+        Self.imagePath(of: image, media: media, images: images)
+    }
+
+    /// Where the home of `media` and `images` keeps the bytes of `image` (see the instance method).
+    static func imagePath(of image: ImageReference?, media: MediaLibrary, images: ImageLibrary) -> String? {
+        guard let image else { return nil }
+        if let file = image.localFileName { return media.path(of: file) }
+        let path = images.path(of: ImageReference.fileName(sha256: image.sha256, format: image.format))
+        return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
     /// `recipe` with its lease dropped when the process holding it is gone.
@@ -57,7 +79,7 @@ public struct RecipeFormatter: Sendable {
             [
                 String(recipe.id), recipe.sync.effectiveState(at: now).rawValue, String(recipe.sync.revision),
                 String(recipe.sync.syncedRevision), recipe.title,
-                BlockedReason.describe(recipe.sync, at: now, timeZone: timeZone) ?? "",
+                BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone) ?? "",
             ]
         }
         return Self.table(header: ["ID", "STATE", "REV", "SERVER", "TITLE", "WHY NOT SYNCED"], rows: rows)
@@ -85,7 +107,7 @@ public struct RecipeFormatter: Sendable {
         field("keywords", recipe.keywords)
         if let image = recipe.image {
             field("image", "\(image.format.rawValue), \(image.byteCount) bytes, sha256 \(image.sha256)")
-            if let file = image.localFileName { lines.append(indent + TerminalText.clean(media.path(of: file))) }
+            if let path = imagePath(of: image) { lines.append(indent + TerminalText.clean(path)) }
         } else {
             field("image", "none")
         }
@@ -107,7 +129,13 @@ public struct RecipeFormatter: Sendable {
         if let error = recipe.sync.lastError { field("last error", error) }
         if let remote = recipe.sync.remoteImageURL { field("server image", remote) }
         field("modified", ISO8601.string(recipe.dateModified))
-        if let blocked = BlockedReason.describe(recipe.sync, at: now, timeZone: timeZone) { field("blocked", blocked) }
+        if let blocked = BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone) {
+            field("blocked", blocked)
+        }
+        if let conflict = recipe.sync.conflict {
+            field("conflicts", conflict.summary)
+            for line in ConflictText.lines(conflict) { lines.append("  " + line) }
+        }
         return lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
             .joined(separator: "\n") + "\n"
     }
@@ -143,7 +171,7 @@ public struct RecipeFormatter: Sendable {
         let recipes = recipes.map(withoutDeadLease)
         var writer = JSONWriter()
         writer.array(recipes) { writer, recipe in
-            StatusEntry(recipe, media: media, now: now, timeZone: timeZone).write(to: &writer)
+            StatusEntry(recipe, image: imagePath(of: recipe.image), now: now, timeZone: timeZone).write(to: &writer)
         }
         return writer.text + "\n"
     }
@@ -162,18 +190,19 @@ public struct RecipeFormatter: Sendable {
         return writer.text + "\n"
     }
 
-    /// `show --json`: every field of one recipe, with its status entry under `sync`.
+    /// `show --json`: every field of one recipe, with its status entry under `sync` (whose `conflicts` hold both
+    /// values of each conflicting field).
     public func showJSON(_ recipe: Recipe) -> String {
         let recipe = withoutDeadLease(recipe)
         var image = JSONWriter()
         if let reference = recipe.image {
             image.object([
                 "sha256": .string(reference.sha256), "format": .string(reference.format.rawValue),
-                "bytes": .integer(reference.byteCount), "path": .string(reference.localFileName.map(media.path(of:))),
+                "bytes": .integer(reference.byteCount), "path": .string(imagePath(of: reference)),
             ])
         }
         var sync = JSONWriter()
-        StatusEntry(recipe, media: media, now: now, timeZone: timeZone).write(to: &sync)
+        StatusEntry(recipe, image: imagePath(of: recipe.image), now: now, timeZone: timeZone).write(to: &sync)
         var writer = JSONWriter()
         writer.object([
             "id": .integer(recipe.id), "uuid": .string(recipe.uuid.lowercasedString),

@@ -1,3 +1,4 @@
+import RecipeModels
 import RecipeStore
 
 /// One parsed REPL command, ready to run.
@@ -31,6 +32,10 @@ public enum ReplCommand: Equatable, Sendable {
     case importFiles(paths: [String], dryRun: Bool)
     /// `export [<id>...] [--out <dir>]`: as `recipes export`.
     case export(ids: [Int64], folder: String?)
+    /// `conflicts`: as `recipes conflicts`.
+    case conflicts
+    /// `resolve <id> mine|theirs [<field>...]`: as `recipes resolve`, the fields as `--field` names them.
+    case resolve(id: Int64, side: ConflictSide, fields: [String])
     case help(topic: String?)
     case quit
 
@@ -88,6 +93,9 @@ public struct ReplCommandSpec: Sendable {
         .init(name: "wait", usage: "wait", summary: "wait for the background sync to end (Ctrl-C stops waiting)"),
         .init(name: "cancel", usage: "cancel <id> | cancel %<job>",
               summary: "cancel a recipe's upload, wherever it runs / stop a background sync"),
+        .init(name: "conflicts", usage: "conflicts", summary: "the recipes in conflict with the server, both values of each field"),
+        .init(name: "resolve", usage: "resolve <id> mine|theirs [<field>...]",
+              summary: "settle a conflict: yours or the server's, in every field or those named"),
         .init(name: "help", usage: "help [<command>]", summary: "this list, or one command's usage"),
         .init(name: "quit", usage: "quit", summary: "leave (also `exit` or Ctrl-D)"),
         .init(name: "exit", usage: "exit", summary: "leave (also `quit` or Ctrl-D)"),
@@ -153,9 +161,16 @@ public struct ReplCommandSpec: Sendable {
                 }
             }
             return .export(ids: ids, folder: folder)
-        case "jobs", "wait":
+        case "jobs", "wait", "conflicts":
             guard arguments.isEmpty else { throw usageError("\(name) takes no arguments") }
-            return name == "jobs" ? .jobs : .wait
+            return name == "jobs" ? .jobs : name == "wait" ? .wait : .conflicts
+        case "resolve":
+            guard arguments.count >= 2 else { throw usageError("give the recipe's id, then mine or theirs") }
+            let id = try Self.recipeID(arguments[0])
+            guard let side = ConflictSide(rawValue: arguments[1]) else {
+                throw usageError("choose mine or theirs, not \"\(arguments[1])\"")
+            }
+            return .resolve(id: id, side: side, fields: Self.fieldNames(Array(arguments.dropFirst(2))))
         case "image":
             guard arguments.count >= 2 else { throw usageError() }
             let id = try Self.recipeID(arguments[1])
@@ -245,6 +260,23 @@ public struct ReplCommandSpec: Sendable {
         default:
             throw usageError("unknown \(name) action \"\(arguments[0])\"")
         }
+    }
+
+    /// The field names among `words`, with `ingredient 3` and `step 2` typed as two words read as one name.
+    static func fieldNames(_ words: [String]) -> [String] {
+        var names: [String] = []
+        var rest = words[...]
+        while let word = rest.popFirst() {
+            if word == "ingredient" || word == "step", let number = rest.first, !number.isEmpty,
+                number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber)
+            {
+                names.append(word + " " + number)
+                rest = rest.dropFirst()
+            } else {
+                names.append(word)
+            }
+        }
+        return names
     }
 
     /// Parses a recipe id: a whole number from 1.

@@ -1,3 +1,4 @@
+import RecipeModels
 import RecipeStore
 
 /// What tab completion offers for the word being typed, decided from the words before it: command names first,
@@ -48,6 +49,10 @@ enum ReplCompletion: Equatable {
             if position == 1 { return words(["set", "clear"], prefix) }
             if position == 2 { return ids() }
             return position == 3 && before[1] == "set" ? .files : .nothing
+        case "resolve":
+            if position == 1 { return ids() }
+            if position == 2 { return words(ConflictSide.allCases.map(\.rawValue), prefix) }
+            return words(["title", "description", "yield", "keywords", "image", "ingredients", "steps", "ingredient", "step"], prefix)
         case "show", "title", "description", "yield", "keywords", "delete", "edit", "cancel":
             return position == 1 ? ids() : .nothing
         case "status", "sync":

@@ -84,7 +84,7 @@ public final class ReplSession {
     }
 
     func execute(_ command: ReplCommand) async throws -> LineResult {
-        let formatter = RecipeFormatter(media: store.media, now: now())
+        let formatter = RecipeFormatter(store: store, now: now())
         switch command {
         case .new(let title):
             let recipe = try writableStore().create(title: title)
@@ -120,6 +120,10 @@ public final class ReplSession {
             }
         case .cancel(let id):
             console.out(try await CancelCommand.cancel(id, store: writableStore()) + "\n")
+        case .conflicts:
+            console.out(ConflictText.listing(try store.recipes()))
+        case .resolve(let id, let side, let fields):
+            console.out(ConflictText.resolved(try writableStore().resolve(id: id, side: side, only: fields)) + "\n")
         case .backgroundSync, .cancelJob, .jobs, .wait:
             return try await executeJobCommand(command)
         case .editInEditor, .search, .importFiles, .export:
