@@ -152,22 +152,22 @@ extension RecipeStore {
     /// updated where it stands, extra places are appended or removed at the end. Whether anything changed.
     static func replaceParts(of id: Int64, in table: String, with texts: [String], _ db: Database) throws -> Bool {
         let rows = try Row.fetchAll(
-            db, sql: "SELECT id, position, text FROM \(table) WHERE recipe_id = ? ORDER BY position, id", arguments: [id])
+            db.cachedStatement(sql: "SELECT id, position, text FROM \(table) WHERE recipe_id = ? ORDER BY position, id"),
+            arguments: [id])
         var changed = false
         for (index, row) in rows.enumerated() {
             if index < texts.count {
                 guard (row[2] as String) != texts[index] else { continue }
-                try db.execute(sql: "UPDATE \(table) SET text = ? WHERE id = ?", arguments: [texts[index], row[0] as Int64])
+                try db.cachedStatement(sql: "UPDATE \(table) SET text = ? WHERE id = ?").execute(arguments: [texts[index], row[0] as Int64])
             } else {
-                try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [row[0] as Int64])
+                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?").execute(arguments: [row[0] as Int64])
             }
             changed = true
         }
         let lastPosition: Int64 = rows.last?[1] ?? 0
         for (offset, text) in texts.dropFirst(rows.count).enumerated() {
-            try db.execute(
-                sql: "INSERT INTO \(table) (recipe_id, position, text) VALUES (?, ?, ?)",
-                arguments: [id, lastPosition + Int64(offset) + 1, text])
+            try db.cachedStatement(sql: "INSERT INTO \(table) (recipe_id, position, text) VALUES (?, ?, ?)")
+                .execute(arguments: [id, lastPosition + Int64(offset) + 1, text])
             changed = true
         }
         return changed

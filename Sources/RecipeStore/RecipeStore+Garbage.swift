@@ -66,7 +66,7 @@ extension RecipeStore {
         }
     }
 
-    /// Deletes the images of `images/` no recipe shows or offers in a conflict any more, and the temporary files of
+    /// Deletes the images of `images/` no recipe shows, offers in a conflict or has as the base of one any more, and the temporary files of
     /// downloads whose writer is gone; returns their names. Under the media lock, which also orders the moves from
     /// `media/`; skipped (nothing deleted, the next run collects) while a pull has the folder in use.
     @discardableResult
@@ -75,9 +75,16 @@ extension RecipeStore {
             try images.unlessInUse { () throws(StoreError) in
                 let referenced = try read { db in
                     var shas = try String.fetchSet(db, sql: "SELECT image_sha256 FROM recipes WHERE image_sha256 IS NOT NULL")
-                    for text in try String.fetchAll(db, sql: "SELECT conflicts FROM recipes WHERE conflicts IS NOT NULL") {
-                        guard let conflict = try? RecipeConflict(storedJSON: text) else { continue }
-                        shas.formUnion(conflict.imageSHA256s)
+                    // A recipe in conflict may be resolved to the server's side, or its base restored: both images stay.
+                    let rows = try Row.fetchAll(
+                        db, sql: "SELECT conflicts, base_fields FROM recipes WHERE conflicts IS NOT NULL")
+                    for row in rows {
+                        if let text: String = row[0], let conflict = try? RecipeConflict(storedJSON: text) {
+                            shas.formUnion(conflict.imageSHA256s)
+                        }
+                        if let text: String = row[1], let image = RecipeFields(storedJSON: text)?.image {
+                            shas.insert(image.sha256)
+                        }
                     }
                     return shas
                 }

@@ -58,10 +58,10 @@ extension RecipeStore {
         var recipe = decode(row)
         let id = recipe.id
         recipe.ingredients = try String.fetchAll(
-            db, sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position", arguments: [id]
+            db.cachedStatement(sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position"), arguments: [id]
         ).map(Ingredient.init(text:))
         recipe.steps = try String.fetchAll(
-            db, sql: "SELECT text FROM steps WHERE recipe_id = ? ORDER BY position", arguments: [id]
+            db.cachedStatement(sql: "SELECT text FROM steps WHERE recipe_id = ? ORDER BY position"), arguments: [id]
         ).map(Step.init(text:))
         let sync = recipe.sync
         let version = copy.version
@@ -122,12 +122,15 @@ extension RecipeStore {
         _ fields: RecipeFields, uuid: UUID, version: Int64, images: ImageLibrary, now: Date, _ db: Database
     ) throws -> Int64 {
         let stamp = now.timeIntervalSince1970
-        try db.execute(
-            sql: """
-                INSERT INTO recipes (uuid, title, revision, synced_revision, sent_revision, state, created_at, updated_at)
-                VALUES (?, ?, 1, 1, 1, 'synced', ?, ?)
-                """,
-            arguments: [uuid.lowercasedString, fields.title.isEmpty ? "(untitled)" : fields.title, stamp, stamp])
+        // The text fields in the row as it is inserted: one search-index entry written, not one per field.
+        try db.cachedStatement(sql: """
+            INSERT INTO recipes (uuid, title, description, recipe_yield, keywords, revision, synced_revision, sent_revision,
+                state, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, 1, 1, 1, 'synced', ?, ?)
+            """).execute(arguments: [
+                uuid.lowercasedString, fields.title.isEmpty ? "(untitled)" : fields.title, fields.description,
+                fields.recipeYield, fields.keywords, stamp, stamp,
+            ])
         let id = db.lastInsertedRowID
         _ = try write(fields, to: id, images: images, db)
         try apply(.merged(version: version, base: fields, outcome: .synced, fieldsChanged: false, deleted: false), to: id, db)
@@ -138,7 +141,7 @@ extension RecipeStore {
     /// `images/` already), writing only what differs; whether anything changed.
     static func write(_ fields: RecipeFields, to id: Int64, images: ImageLibrary, _ db: Database) throws -> Bool {
         let row = try Row.fetchOne(
-            db, sql: "SELECT title, description, recipe_yield, keywords, image_sha256 FROM recipes WHERE id = ?",
+            db.cachedStatement(sql: "SELECT title, description, recipe_yield, keywords, image_sha256 FROM recipes WHERE id = ?"),
             arguments: [id])
         guard let row else { throw StoreError(.unknownRecipe(id: id)) }
         var changed = false
@@ -146,7 +149,7 @@ extension RecipeStore {
         for (column, value) in [("title", title), ("description", fields.description),
                                 ("recipe_yield", fields.recipeYield), ("keywords", fields.keywords)]
         where (row[column] as String) != value {
-            try db.execute(sql: "UPDATE recipes SET \(column) = ? WHERE id = ?", arguments: [value, id])
+            try db.cachedStatement(sql: "UPDATE recipes SET \(column) = ? WHERE id = ?").execute(arguments: [value, id])
             changed = true
         }
         changed = try replaceParts(of: id, in: "ingredients", with: fields.ingredients, db) || changed
@@ -167,12 +170,10 @@ extension RecipeStore {
                 guard let image = fields.image, let local = images.image(sha256: image.sha256) else {
                     throw StoreError(.downloadRefused(sha256: fields.image?.sha256 ?? "", reason: "it was not downloaded"))
                 }
-                try db.execute(
-                    sql: """
-                        UPDATE recipes SET image_sha256 = ?, image_format = ?, image_bytes = ?, image_file = NULL,
-                            remote_image_sha256 = ?, remote_image_url = ? WHERE id = ?
-                        """,
-                    arguments: [local.sha256, local.format.rawValue, local.byteCount, local.sha256, url, id])
+                try db.cachedStatement(sql: """
+                    UPDATE recipes SET image_sha256 = ?, image_format = ?, image_bytes = ?, image_file = NULL,
+                        remote_image_sha256 = ?, remote_image_url = ? WHERE id = ?
+                    """).execute(arguments: [local.sha256, local.format.rawValue, local.byteCount, local.sha256, url, id])
             }
         }
         return changed
@@ -180,7 +181,7 @@ extension RecipeStore {
 
     /// Stamps recipe `id` as changed at `now`.
     static func touch(_ id: Int64, _ now: Date, _ db: Database) throws {
-        try db.execute(sql: "UPDATE recipes SET updated_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, id])
+        try db.cachedStatement(sql: "UPDATE recipes SET updated_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, id])
     }
 
     /// The recipe of `uuid` with its ingredients and steps, or nil when this device has none.
