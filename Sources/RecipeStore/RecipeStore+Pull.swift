@@ -137,19 +137,31 @@ extension RecipeStore {
         }
     }
 
-    /// Applies `changes` (one page of the feed, or its first part) and moves the cursor to `seq`, in one transaction,
-    /// then releases the leases `owner` took for them: a pull killed at any moment re-applies at most this page.
-    public func applyPage(_ changes: [PulledChange], through seq: Int64, owner: String) throws(StoreError) -> [AppliedChange] {
+    /// Applies `changes` (one page of the feed, or its first part) and moves the cursor to `seq`, in one transaction: a
+    /// pull killed at any moment re-applies at most this page.
+    ///
+    /// The leases `owner` holds on the recipes of `releasing` (the whole page, applied or not) are released in the
+    /// same transaction; its other leases (the next page's, leased while this one was downloading) stay.
+    public func applyPage(
+        _ changes: [PulledChange], through seq: Int64, owner: String, releasing: [UUID]
+    ) throws(StoreError) -> [AppliedChange] {
         let now = self.now()
         return try write { db in
             var applied: [AppliedChange] = []
             for change in changes {
                 let (id, outcome) = try Self.applyServerCopy(change.copy, uuid: change.uuid, images: images, now: now, db)
                 var title = ""
-                if let id { title = try String.fetchOne(db, sql: "SELECT title FROM recipes WHERE id = ?", arguments: [id]) ?? "" }
+                if let id {
+                    title = try String.fetchOne(
+                        db.cachedStatement(sql: "SELECT title FROM recipes WHERE id = ?"), arguments: [id]) ?? ""
+                }
                 if case .live(_, let fields) = change.copy, id == nil { title = fields.title }
                 applied.append(AppliedChange(id: id, uuid: change.uuid, title: title, outcome: outcome))
-                if let id, outcome != .unchanged { try Self.apply(.leaseReleased(owner: owner), to: id, db) }
+            }
+            let leased = try db.cachedStatement(sql: "SELECT id FROM recipes WHERE uuid = ? AND lease_owner = ?")
+            for uuid in releasing {
+                guard let id = try Int64.fetchOne(leased, arguments: [uuid.lowercasedString, owner]) else { continue }
+                try Self.apply(.leaseReleased(owner: owner), to: id, db)
             }
             try db.execute(sql: "UPDATE sync_cursor SET seq = max(seq, ?) WHERE id = 1", arguments: [seq])
             return applied

@@ -33,130 +33,104 @@ struct PullRun: Sendable {
     }
 
     /// Pulls until the feed is read or a change cannot be applied now.
+    ///
+    /// Pages are pipelined: while one page's images download, the next page is fetched and leased and its downloads
+    /// queued behind them (the transfers never wait for a page boundary), and while a page's images are installed
+    /// and its changes applied (disk and database work), the next one's images download. Pages are still applied in
+    /// order, and the cursor only ever moves past a page applied whole.
     func run() async throws -> End {
         // Images installed before the change naming them is applied are not garbage to another process's collection.
         let inUse = store.images.markInUse()
         defer { withExtendedLifetime(inUse) {} }
+        var pipeline = Pipeline()
+        do {
+            let end = try await pages(&pipeline)
+            return end
+        } catch {
+            await pipeline.abandon(self)
+            throw error
+        }
+    }
+
+    /// What a pull has under way: the page whose images are downloading, and the commit of the page before.
+    struct Pipeline {
+        var downloading: PageInFlight?
+        var committing: Task<Bool, any Error>?
+
+        /// Waits for the commit under way; whether it applied its whole page (true when there was none).
+        mutating func committed() async throws -> Bool {
+            defer { committing = nil }
+            return try await committing?.value ?? true
+        }
+
+        /// Stops the downloads under way (their files discarded, their leases released) and waits for the commit.
+        mutating func abandon(_ pull: PullRun) async {
+            if let page = downloading { await pull.cancel(page) }
+            downloading = nil
+            _ = try? await committed()
+            try? pull.store.releaseLeases(owner: pull.settings.owner)
+        }
+    }
+
+    /// The loop of `run`.
+    private func pages(_ pipeline: inout Pipeline) async throws -> End {
         var cursor = try store.feedCursor()
         var newServer = false
+        var since = cursor.seq
         while true {
-            guard !registry.isStopped else { return .stopped }
-            guard let page = try await fetchPage(since: cursor.seq) else { return .stopped }
+            guard !registry.isStopped, let page = try await fetchPage(since: since) else {
+                // What was downloaded before is applied; the cursor stops after it.
+                _ = try await drain(&pipeline)
+                return .stopped
+            }
             if page.server != cursor.server {
                 // The first pull, or another server, or this one reset: its whole feed, from the start.
+                guard try await drain(&pipeline) else { return .stopped }
                 newServer = cursor.server != nil
                 try store.startFeed(of: page.server)
-                let wasAt = cursor.seq
+                let wasAt = since
                 cursor = FeedCursor(server: page.server, seq: 0)
+                since = 0
                 if wasAt != 0 { continue }
             }
             guard !page.changes.isEmpty else { break }
-            let applied = try await apply(page, since: cursor.seq)
-            cursor.seq = applied.seq
-            guard applied.whole else { return .stopped }
-            if !page.more { break }
+            let next = try begin(page, since: since)
+            if pipeline.downloading != nil {
+                guard try await commitDownloading(&pipeline) else {
+                    await cancel(next)
+                    await pipeline.abandon(self)
+                    return .stopped
+                }
+            }
+            pipeline.downloading = next
+            // A page that stops before a recipe busy elsewhere is the last: the cursor cannot pass it.
+            guard next.leasedWhole, page.more else { break }
+            since = page.next
         }
+        guard try await drain(&pipeline) else { return .stopped }
         if newServer { try store.finishServerChange() }
         return .complete
     }
 
-    /// Applies as much of `page` as can be applied now: whether all of it was, and the cursor after it.
-    private func apply(_ page: ChangesPage, since: Int64) async throws -> (whole: Bool, seq: Int64) {
-        let changes = page.changes
-        let leases = try store.leaseForPull(
-            changes.map(Self.pulled), owner: settings.owner, now: settings.now(), leaseDuration: settings.leaseDuration,
-            isOwnerAlive: settings.isOwnerAlive)
-        let leasable = leases.applicable
-        var ready = Array(changes.prefix(leasable))
-        if leasable < changes.count, let busy = try? store.recipe(uuid: changes[leasable].uuid) {
-            emit(SyncEvent(.skipped, id: busy.id, uuid: busy.uuid, title: busy.title, error: "being synced by another process; pulled later",
-                           time: settings.now()))
-            tally.withLock { $0.waiting += 1 }
+    /// Waits for the page downloading and hands it to a commit of its own, once the commit before has applied its
+    /// whole page; false (nothing more may be applied) when that commit or this page stops short.
+    private func commitDownloading(_ pipeline: inout Pipeline) async throws -> Bool {
+        guard let downloading = pipeline.downloading else { return true }
+        pipeline.downloading = nil
+        let prepared = await finish(downloading)
+        guard try await pipeline.committed() else {
+            prepared.discard()
+            return false
         }
-        let fetched = await download(ready.filter { leases.imagesNeeded.contains($0.uuid) })
-        if let failed = ready.firstIndex(where: { leases.imagesNeeded.contains($0.uuid) && fetched[$0.uuid] == nil }) {
-            ready = Array(ready.prefix(failed))
-        }
-        let downloaded = install(fetched, for: &ready)
-        let seq = ready.count == changes.count ? page.next : (ready.last?.seq ?? since)
-        let results: [AppliedChange]
-        do {
-            results = try store.applyPage(ready.map(Self.pulled), through: seq, owner: settings.owner)
-        } catch {
-            try? store.releaseLeases(owner: settings.owner)
-            throw error
-        }
-        try? store.releaseLeases(owner: settings.owner)
-        for (change, result) in zip(ready, results) {
-            report(result, version: change.version, downloaded: downloaded[change.uuid])
-        }
-        return (ready.count == changes.count, seq)
+        pipeline.committing = Task { try self.commit(prepared) }
+        return prepared.whole
     }
 
-    /// Installs in `images/` the downloads of the changes of `ready`, all at once (off the transport's thread: each
-    /// is flushed to disk), and discards the others; `ready` stops before a change whose image could not be stored.
-    private func install(_ fetched: [UUID: ImageDownload], for ready: inout [ServerChange]) -> [UUID: ImageReference] {
-        let wanted = Set(ready.map(\.uuid))
-        for (uuid, download) in fetched where !wanted.contains(uuid) { download.discard() }
-        let installing = ready.compactMap { change in fetched[change.uuid].map { (change, $0) } }
-        var downloaded: [UUID: ImageReference] = [:]
-        var cut = ready.count
-        for ((change, _), result) in zip(installing, store.images.install(installing.map(\.1))) {
-            switch result {
-            case .success(let reference):
-                downloaded[change.uuid] = reference
-            case .failure(let error):
-                let id = (try? store.recipe(uuid: change.uuid))?.id ?? 0
-                emit(SyncEvent(
-                    .skipped, id: id, uuid: change.uuid, title: change.recipe?.fields.title ?? "", step: .image,
-                    error: "not pulled yet, its image could not be stored: " + error.localizedDescription, time: settings.now()))
-                tally.withLock { $0.waiting += 1 }
-                cut = min(cut, ready.firstIndex { $0.uuid == change.uuid } ?? cut)
-            }
-        }
-        ready = Array(ready.prefix(cut))
-        return downloaded
-    }
-
-    /// Runs a download chain for every change of `changes` (each names an image this home lacks), all at once on the
-    /// queue (a group holding the recipe's mutual exclusion, as an upload does, around the image step); returns the
-    /// images downloaded and checked, not yet installed, by recipe. A download that fails is reported; the page stops
-    /// before its change.
-    private func download(_ changes: [ServerChange]) async -> [UUID: ImageDownload] {
-        var chains: [(change: ServerChange, id: Int64, step: Procedure<ImageDownload>, group: AnyProcedure)] = []
-        for change in changes {
-            guard let image = change.recipe?.fields.image, let url = image.serverURL else { continue }
-            let requests = self.requests
-            let step = Procedure<ImageDownload>(
-                name: "download \(image.sha256.prefix(12))", conditions: parts.reachability.map { [$0] } ?? [],
-                retry: parts.retry, tags: ["uuid": change.uuid.lowercasedString, "step": "image"]
-            ) { _ in try await requests.fetchImage(sha256: image.sha256, url: url) }
-            let group = GroupProcedure(
-                name: "download #\(change.uuid.lowercasedString)",
-                conditions: [MutualExclusion("recipe:\(change.uuid.lowercasedString)")], children: [step.erased])
-            let id = (try? store.recipe(uuid: change.uuid))?.id ?? 0
-            if id != 0, let reason = registry.register(id, chain: group.erased) {
-                group.cancel(reason: .requested(ChainRegistry.words(reason)))
-            }
-            chains.append((change, id, step, group.erased))
-        }
-        guard !chains.isEmpty else { return [:] }
-        queue.add(chains.map(\.group))
-        var downloaded: [UUID: ImageDownload] = [:]
-        for chain in chains {
-            let outcome = await chain.group.waitUntilFinished()
-            if chain.id != 0 { registry.remove(chain.id) }
-            if let reference = chain.step.output {
-                downloaded[chain.change.uuid] = reference
-            } else {
-                let reason = outcome.error.map(ChainConclusion.describe) ?? "stopped"
-                emit(SyncEvent(
-                    .skipped, id: chain.id, uuid: chain.change.uuid, title: chain.change.recipe?.fields.title ?? "",
-                    step: .image, error: "not pulled yet, its image did not download: " + reason, time: settings.now()))
-                tally.withLock { $0.waiting += 1 }
-            }
-        }
-        return downloaded
+    /// Commits everything under way; whether every page was applied whole.
+    private func drain(_ pipeline: inout Pipeline) async throws -> Bool {
+        let whole = try await commitDownloading(&pipeline)
+        let committed = try await pipeline.committed()
+        return whole && committed
     }
 
     /// Fetches one page of the feed (a procedure with the run's reachability condition and retry policy); nil when
@@ -189,7 +163,7 @@ struct PullRun: Sendable {
     }
 
     /// Reports what applying one change did, and counts it.
-    private func report(_ applied: AppliedChange, version: Int64, downloaded: ImageReference?) {
+    func report(_ applied: AppliedChange, version: Int64, downloaded: ImageReference?) {
         let id = applied.id ?? 0
         func event(_ kind: SyncEvent.Kind, error: String? = nil, bytes: Int64? = nil) -> SyncEvent {
             SyncEvent(kind, id: id, uuid: applied.uuid, title: applied.title, revision: version, bytes: bytes, error: error,

@@ -23,7 +23,7 @@ struct ImagePathTests {
         #expect(FileManager.default.createFile(atPath: downloaded, contents: Data(bytes)))
         let fields = RecipeFields(title: "Pulled", image: RecipeImage(serverURL: "http://127.0.0.1:9/v1/images/\(sha)"))
         let change = PulledChange(uuid: UUID(), copy: .live(version: 1, fields: fields), seq: 1)
-        let pulled = try #require(try store.applyPage([change], through: 1, owner: "1:1").first?.id)
+        let pulled = try #require(try store.applyPage([change], through: 1, owner: "1:1", releasing: [change.uuid]).first?.id)
         let mediaCopy = try #require(try store.recipe(id: attached).image?.localFileName).map(store.media.path(of:))
 
         func images() throws -> [Int64: Any] {

@@ -55,7 +55,7 @@ public final class ConflictFixture {
     @discardableResult
     public func pull(_ copy: ServerCopy) throws -> ServerCopyOutcome {
         let change = PulledChange(uuid: uuid, copy: copy, seq: copy.version)
-        guard let applied = try store.applyPage([change], through: copy.version, owner: Self.me).first else {
+        guard let applied = try store.applyPage([change], through: copy.version, owner: Self.me, releasing: [uuid]).first else {
             throw SetupFailure(description: "the pull applied nothing")
         }
         return applied.outcome
