@@ -59,15 +59,16 @@ struct RunReports: Sendable {
         tally.withLock { $0.waiting += recipes.count }
     }
 
-    /// Reports the recipes in conflict that this run has not reported (`reported` holds those it has): each run
-    /// says again that a person must choose, and counts them (exit 1).
+    /// Reports the recipes still in conflict that this run has not reported (`reported` holds those it has): each
+    /// run says again that a person must choose, and counts them (exit 1). A reminder is a `skipped` event, not a
+    /// `conflict`: only the run that finds a conflict reports it as one (what `--background` mails, once).
     func reportConflicts(except reported: Set<Int64>, at now: Date) throws {
         let recipes = try store.recipesInConflict().filter { !reported.contains($0.id) }
         for recipe in recipes {
             guard let conflict = recipe.sync.conflict else { continue }
             emit(SyncEvent(
-                .conflict, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
-                error: conflict.blocked(id: recipe.id), time: now))
+                .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                error: "in conflict: " + conflict.blocked(id: recipe.id), time: now))
         }
         tally.withLock { $0.conflicts += recipes.count }
     }

@@ -137,6 +137,10 @@ struct TwoWaySyncTests {
         // A conflict is not due: the next run leaves it as it is, and says so again.
         let again = try second.run(["sync"])
         #expect(again.status == 1, "\(again)")
+        #expect(again.stdout.contains("#1 Fluffy pancakes: skipped: in conflict: changed here and on the server: title"), "\(again)")
+        // cron mails what a run prints: the conflict was new once, so later background runs print nothing.
+        let cron = try second.run(["sync", "--background"])
+        #expect(cron.stdout.isEmpty && cron.stderr.isEmpty, "a known conflict mailed again: \(cron)")
         #expect(try server.storedRecipes().first?.version == 2)
     }
 
@@ -186,6 +190,29 @@ struct TwoWaySyncTests {
         #expect(sync.status == 1, "\(sync)")
         #expect(sync.stdout.contains("deleted here, changed on the server"), "\(sync)")
         #expect(try server.storedRecipes().count == 1, "the server's changed recipe was deleted")
+        #expect(try second.status(of: 1)?["state"] as? String == "conflict")
+    }
+
+    @Test("cron (--background) mails a new conflict once, on stderr, and stays quiet about it afterwards")
+    func backgroundMailsANewConflictOnce() throws {
+        let first = Client()
+        let server = try first.startServer()
+        defer { server.stop() }
+        try first.edit(["new \"Risotto\""])
+        #expect(try first.run(["sync"]).status == 0)
+        let second = Self.secondHome(on: server)
+        #expect(try second.run(["sync"]).status == 0)
+        try first.edit(["yield 1 \"2 servings\""])
+        #expect(try first.run(["sync"]).status == 0)
+        try second.edit(["yield 1 \"6 servings\""])
+
+        let found = try second.run(["sync", "--background"])
+        #expect(found.stdout.isEmpty, "\(found)")
+        #expect(found.stderr.contains("#1 Risotto: conflict: changed here and on the server: yield"), "\(found)")
+        for _ in 1...2 {
+            let later = try second.run(["sync", "--background"])
+            #expect(later.stdout.isEmpty && later.stderr.isEmpty, "\(later)")
+        }
         #expect(try second.status(of: 1)?["state"] as? String == "conflict")
     }
 
