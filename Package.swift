@@ -242,7 +242,7 @@ let package = Package(
                 "RecipeSync", "RecipeStore", "RecipeModels", "OperationEngine", "OperationEngineTestSupport", "Transport",
                 "ReferenceServer",
                 "RecipesTestSupport", "HTTPTestSupport", "Locking", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
