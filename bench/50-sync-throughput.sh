@@ -17,9 +17,6 @@ BENCH=bench/50
 . bench/lib/sync-common.sh
 
 
-stored_recipes() { # how many recipes the running server holds
-    curl -sf "$BASE/v1/recipes" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["recipes"]))'
-}
 
 # COUNT distinct 256 KiB PNG files (PNG magic, then the index, then shared random bytes) and the REPL lines
 # that create one recipe per image: new, one ingredient, image set (revision 3).
@@ -41,7 +38,8 @@ PY
 RECIPES_HOME="$WORK/home-template" "$RECIPES" edit --bail <"$WORK/commands" >/dev/null
 
 # The curl configs for a server at $1: per recipe HEAD image, PUT image, PUT recipe JSON (a schema.org document
-# shaped like the client's, its image the server's image URL), in that order (curl.cfg); and the same requests
+# shaped like the client's, its image the server's image URL, sent as a new recipe with `If-None-Match: *` and
+# version 1 as the client sends it), in that order (curl.cfg); and the same requests
 # split in two configs, every HEAD and image PUT first (images.cfg), then every recipe PUT (recipes.cfg).
 write_curl_configs() {
     python3 - "$WORK" "$1" <<'PY'
@@ -53,7 +51,7 @@ out = "output = \"/dev/null\"\nwrite-out = \"%{http_code} %{method}\\n\"\n"
 interleaved, images, recipes = [], [], []
 for i, sha in enumerate(shas, 1):
     identifier = str(uuid.uuid4())
-    doc = {"@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 3,
+    doc = {"@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 1,
            "name": f"Recipe {i}", "description": "", "recipeYield": "", "keywords": "",
            "recipeIngredient": [f"{i} g flour"], "recipeInstructions": [],
            "image": f"{base}/v1/images/{sha}", "dateModified": "2026-01-01T00:00:00Z"}
@@ -64,7 +62,7 @@ for i, sha in enumerate(shas, 1):
     put_image = (f"url = \"{base}/v1/images/{sha}\"\nupload-file = \"{work}/img/{sha}.png\"\n"
                  f"header = \"Content-Type: image/png\"\n{out}")
     put_recipe = (f"url = \"{base}/v1/recipes/{identifier}\"\nupload-file = \"{doc_path}\"\n"
-                  f"header = \"Content-Type: application/json\"\n{out}")
+                  f"header = \"Content-Type: application/json\"\nheader = \"If-None-Match: *\"\n{out}")
     interleaved += [head, put_image, put_recipe]
     images += [head, put_image]
     recipes.append(put_recipe)

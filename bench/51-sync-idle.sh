@@ -36,7 +36,7 @@ if [ "$rc" -ne 0 ]; then
     tail -20 "$WORK/sync.err" >&2
     exit 1
 fi
-stored=$(curl -sf "$BASE/v1/recipes" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["recipes"]))')
+stored=$(stored_recipes)
 if [ "$stored" -ne "$COUNT" ]; then
     echo "bench/51: after \`recipes sync\` the server holds $stored of $COUNT recipes" >&2
     exit 1

@@ -35,7 +35,7 @@ measure() { # $1 = number of dirty recipes
     RECIPES_HOME="$WORK/home-$n" RECIPES_SERVER_URL="$BASE" \
         /usr/bin/time -f %M -o "$WORK/rss" "$RECIPES" sync >/dev/null 2>"$WORK/sync.err" || rc=$?
     end=$(date +%s.%N)
-    stored=$(curl -sf "$BASE/v1/recipes" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["recipes"]))')
+    stored=$(stored_recipes)
     stop_server
     if [ "$rc" -ne 0 ] || [ "$stored" -ne "$n" ]; then
         echo "bench/52: \`recipes sync\` of $n recipes exited $rc and the server holds $stored of them; stderr:" >&2

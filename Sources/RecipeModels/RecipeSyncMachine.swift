@@ -65,6 +65,9 @@ public enum RecipeSyncMachine {
         case merged(version: Int64?, base: RecipeFields?, outcome: MergeOutcome, fieldsChanged: Bool, deleted: Bool)
         /// The server deleted the recipe and this device had not changed it: it goes here too.
         case removedOnServer
+        /// The server's copy at exactly the version the draft is based on, seen by a pull, for a recipe whose base is
+        /// unknown (a home migrated from before two-way sync): that copy is the base, and nothing else changes.
+        case baseRecovered(version: Int64, fields: RecipeFields)
         /// The user changed a field of a recipe in conflict: an edit, and `left` is the conflict it did not settle (nil:
         /// none, the recipe is an ordinary pending edit based on the server version it was merged against).
         case editedInConflict(left: RecipeConflict?)
@@ -218,6 +221,9 @@ public enum RecipeSyncMachine {
             return Transition(record: next, effects: effects)
         case .removedOnServer:
             return Transition(record: next, effects: [.removeRecipe] + (record.image?.localFileName.map { [.releaseMedia($0)] } ?? []))
+        case .baseRecovered(let version, let fields):
+            if record.sync.base == nil, record.sync.serverVersion == version { next.sync.base = fields }
+            return Transition(record: next)
         case .editedInConflict(let left):
             next.sync.edit()
             next.sync.conflict = left

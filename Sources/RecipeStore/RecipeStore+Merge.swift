@@ -65,7 +65,14 @@ extension RecipeStore {
         ).map(Step.init(text:))
         let sync = recipe.sync
         let version = copy.version
-        if let known = sync.serverVersion, version <= known { return (id, .unchanged) }
+        if let known = sync.serverVersion, version <= known {
+            // A home migrated from before two-way sync knows the version its draft is based on, not its fields: the
+            // first pull, which reads the whole feed, finds them there (a one-time reconcile).
+            if version == known, sync.base == nil, case .live(_, let theirs) = copy {
+                try apply(.baseRecovered(version: version, fields: theirs), to: id, db)
+            }
+            return (id, .unchanged)
+        }
         let local = RecipeFields(recipe)
         let edited = sync.deleted || sync.revision > sync.syncedRevision || sync.serverVersion == nil
         func record(_ outcome: RecipeSyncMachine.MergeOutcome, base: RecipeFields?, changed: Bool, deleted: Bool) throws {

@@ -12,6 +12,20 @@ struct TwoWaySyncTests {
         Client(serverURL: server.url)
     }
 
+    /// Two homes on one server (started with `faults`, stopped by the caller) that both have the recipes the REPL
+    /// `lines` create in the first: the first syncs them up, the second syncs them down.
+    static func twoHomes(
+        _ lines: [String], faults: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (first: Client, server: ServerProcess, second: Client) {
+        let first = Client()
+        let server = try first.startServer(faults: faults, sourceLocation: sourceLocation)
+        try first.edit(lines, sourceLocation: sourceLocation)
+        #expect(try first.run(["sync"]).status == 0, sourceLocation: sourceLocation)
+        let second = secondHome(on: server)
+        #expect(try second.run(["sync"]).status == 0, sourceLocation: sourceLocation)
+        return (first, server, second)
+    }
+
     /// `recipes show ID --json`, parsed.
     static func show(_ client: Client, _ id: Int64, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
         let result = try client.run(["show", String(id), "--json"], sourceLocation: sourceLocation)
@@ -77,13 +91,8 @@ struct TwoWaySyncTests {
 
     @Test("edits of different fields on two homes merge: both homes and the server end with both edits, nothing conflicts")
     func differentFieldsMerge() throws {
-        let first = Client()
-        let server = try first.startServer()
+        let (first, server, second) = try Self.twoHomes(["new \"Tomato soup\"", "ingredient add 1 2 tomatoes", "ingredient add 1 1 onion", "step add 1 'Chop.'"])
         defer { server.stop() }
-        try first.edit(["new \"Tomato soup\"", "ingredient add 1 2 tomatoes", "ingredient add 1 1 onion", "step add 1 'Chop.'"])
-        #expect(try first.run(["sync"]).status == 0)
-        let second = Self.secondHome(on: server)
-        #expect(try second.run(["sync"]).status == 0)
         let uuid = try #require(try first.rows().first?.uuid)
         let there = try Self.id(of: uuid, in: second)
 
@@ -111,13 +120,8 @@ struct TwoWaySyncTests {
 
     @Test("the same field changed on both homes is a conflict (exit 1, not pushed); status and events say so")
     func sameFieldConflicts() throws {
-        let first = Client()
-        let server = try first.startServer()
+        let (first, server, second) = try Self.twoHomes(["new \"Pancakes\""])
         defer { server.stop() }
-        try first.edit(["new \"Pancakes\""])
-        #expect(try first.run(["sync"]).status == 0)
-        let second = Self.secondHome(on: server)
-        #expect(try second.run(["sync"]).status == 0)
         try first.edit(["title 1 \"Crêpes\""])
         #expect(try first.run(["sync"]).status == 0)
         try second.edit(["title 1 \"Fluffy pancakes\""])
@@ -176,13 +180,8 @@ struct TwoWaySyncTests {
 
     @Test("a deletion here of a recipe changed on the server is a conflict, not a lost edit")
     func deletedHereChangedThere() throws {
-        let first = Client()
-        let server = try first.startServer()
+        let (first, server, second) = try Self.twoHomes(["new \"Stew\""])
         defer { server.stop() }
-        try first.edit(["new \"Stew\""])
-        #expect(try first.run(["sync"]).status == 0)
-        let second = Self.secondHome(on: server)
-        #expect(try second.run(["sync"]).status == 0)
         try first.edit(["ingredient add 1 1 kg beef"])
         #expect(try first.run(["sync"]).status == 0)
         try second.edit(["delete 1"])
@@ -195,13 +194,8 @@ struct TwoWaySyncTests {
 
     @Test("cron (--background) mails a new conflict once, on stderr, and stays quiet about it afterwards")
     func backgroundMailsANewConflictOnce() throws {
-        let first = Client()
-        let server = try first.startServer()
+        let (first, server, second) = try Self.twoHomes(["new \"Risotto\""])
         defer { server.stop() }
-        try first.edit(["new \"Risotto\""])
-        #expect(try first.run(["sync"]).status == 0)
-        let second = Self.secondHome(on: server)
-        #expect(try second.run(["sync"]).status == 0)
         try first.edit(["yield 1 \"2 servings\""])
         #expect(try first.run(["sync"]).status == 0)
         try second.edit(["yield 1 \"6 servings\""])
@@ -214,6 +208,33 @@ struct TwoWaySyncTests {
             #expect(later.stdout.isEmpty && later.stderr.isEmpty, "\(later)")
         }
         #expect(try second.status(of: 1)?["state"] as? String == "conflict")
+    }
+
+    @Test("recipes cancel stops another process's download; the pull stops before that change, and the next sync takes it")
+    func cancelStopsADownload() throws {
+        // The first image download stalls; later ones are served.
+        let (first, server, second) = try Self.twoHomes(["new \"Curry\""], faults: ["GET /v1/images/*: stall first=1"])
+        defer { server.stop() }
+        try first.edit(["image set 1 \(first.image("curry.png", size: 8192, seed: 5))"])
+        #expect(try first.run(["sync"]).status == 0)
+
+        let pull = try second.start(["sync", "--pull-only"])
+        let leased = try waitUntil(timeout: 20) { try second.rows().first?.leaseOwner != nil }
+        try #require(leased, "the pull never leased the recipe: \(pull.stdout) \(pull.stderr)")
+        pause(0.3)  // the image GET is sent and stalled by the server
+        let cancel = try second.run(["cancel", "1"])
+        #expect(cancel.status == 0, "\(cancel)")
+        #expect(pull.wait(timeout: 10) == 75, "the pull after the cancel: \(pull.stdout) \(pull.stderr)")
+        #expect(pull.stdout.contains("not pulled yet, its image did not download"), "\(pull.stdout)")
+        #expect(try second.rows().first?.imageSHA256 == nil, "the change was applied without its image")
+        #expect(second.leftoverFiles(in: "images").filter { $0 != ".lock" }.isEmpty)
+
+        // The next sync pulls the change the cancelled one stopped before.
+        let again = try second.run(["sync"])
+        #expect(again.status == 0, "\(again)")
+        let row = try #require(try second.rows().first)
+        let sent = try first.rows().first?.imageSHA256
+        #expect(row.state == "synced" && row.imageSHA256 == sent, "\(row)")
     }
 
     @Test("kill -9 during a pull, again and again, loses nothing: the next sync restores everything, no half image left")
@@ -254,13 +275,8 @@ struct TwoWaySyncTests {
 
     @Test("a recipe another process is uploading stops the pull before it (exit 75); the next sync completes both")
     func pullWaitsForAnUpload() throws {
-        let first = Client()
-        let server = try first.startServer(faults: ["PUT /v1/images/*: latency=1500ms"])
+        let (first, server, second) = try Self.twoHomes(["new \"Salad\""], faults: ["PUT /v1/images/*: latency=1500ms"])
         defer { server.stop() }
-        try first.edit(["new \"Salad\""])
-        #expect(try first.run(["sync"]).status == 0)
-        let second = Self.secondHome(on: server)
-        #expect(try second.run(["sync"]).status == 0)
         // The first home changes the recipe on the server; the second attaches an image, whose upload is slow.
         try first.edit(["ingredient add 1 1 cucumber"])
         #expect(try first.run(["sync"]).status == 0)

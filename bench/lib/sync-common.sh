@@ -41,3 +41,18 @@ start_server() { # [server options...]: a fresh data folder; sets SERVER_PID and
     echo "$BENCH: recipes-server did not start: $(cat "$WORK/server.err")" >&2
     exit 1
 }
+
+stored_recipes() { # how many live recipes the server at $BASE holds (GET /v1/recipes, a page at a time)
+    python3 - "$BASE" <<'PY'
+import json, sys, urllib.request
+base, after, count = sys.argv[1], None, 0
+while True:
+    url = f"{base}/v1/recipes?limit=1000" + (f"&after={after}" if after else "")
+    page = json.load(urllib.request.urlopen(url))
+    count += len(page["recipes"])
+    after = page.get("next")
+    if not after:
+        break
+print(count)
+PY
+}
