@@ -13,7 +13,8 @@ import Darwin
 /// ThreadSanitizer cannot see that lock's ordering and reports every contended critical section as a race, which
 /// makes `swift test --sanitize=thread` useless. ThreadSanitizer intercepts `pthread_mutex_lock`, so with this lock
 /// its reports are real. Value and mutex share one allocation. Not recursive: no holder calls back into code that takes
-/// the same lock.
+/// the same lock. Guard a value, not nothing: ThreadSanitizer reports the exclusive access to an empty `()` value as a
+/// race with the unlocked read that finds it (a zero-size value has no address of its own); a counter does.
 // Public with an inlinable `init` and `withLock` (not `package`, whose bodies the compiler does not inline into other
 // modules): each use is then specialised for its value in the caller's module instead of running generic code.
 public struct Locked<Value>: @unchecked Sendable {
