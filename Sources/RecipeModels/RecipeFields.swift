@@ -102,11 +102,13 @@ public struct RecipeImage: Sendable, Hashable, CustomStringConvertible {
 
     /// The image at `url` on the server, or nil when its last path segment is not a SHA-256 (64 hex digits).
     public init?(serverURL url: String) {
-        var path = Substring(url)
-        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
-        guard let segment = path.split(separator: "/", omittingEmptySubsequences: false).last,
-            Self.isSHA256(segment)
-        else { return nil }
+        // The last path segment, found in the UTF-8 bytes (every pull and chain end reads a URL; splitting the string
+        // into characters cost more than the rest of the decoding).
+        let bytes = url.utf8
+        let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        let start = bytes[..<end].lastIndex(of: UInt8(ascii: "/")).map { bytes.index(after: $0) } ?? bytes.startIndex
+        let segment = url[start..<end]
+        guard Self.isSHA256(segment) else { return nil }
         sha256 = segment.lowercased()
         source = .server(url)
     }
