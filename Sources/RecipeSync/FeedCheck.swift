@@ -13,8 +13,15 @@ public enum FeedCheck: Sendable, Equatable {
     case unreachable(String)
 
     /// Asks the server of `settings` about the changes after `cursor`.
+    ///
+    /// The server's host is probed first, as every step's reachability condition does: a cron run on a laptop that is
+    /// offline ends without loading libcurl (whose libraries cost more than the rest of the run).
     public static func ask(_ settings: SyncSettings, after cursor: FeedCursor) async -> FeedCheck {
         guard let api = settings.api, let server = cursor.server else { return .changes }
+        if let target = ConnectProbe.hostAndPort(of: api.baseURL),
+           !(await settings.probe.isReachable(host: target.host, port: target.port)) {
+            return .unreachable("cannot reach \(target.host):\(target.port)")
+        }
         let client: HTTPClient
         do {
             client = try HTTPClient(configuration: HTTPClientConfiguration(

@@ -210,6 +210,26 @@ struct TwoWaySyncTests {
         #expect(try second.status(of: 1)?["state"] as? String == "conflict")
     }
 
+    @Test("an idle cron run whose server is gone ends quietly with 75 and writes nothing; a plain sync says why")
+    func idleRunWithTheServerGone() throws {
+        let (first, server, _) = try Self.twoHomes(["new \"Gazpacho\""])
+        let port = try #require(URL(string: server.url)?.port)
+        server.stop()
+        let database = first.homeURL.appendingPathComponent("recipes.sqlite3").path
+        let before = try FileManager.default.attributesOfItem(atPath: database)[.modificationDate] as? Date
+
+        let cron = try first.run(["sync", "--background"])
+        #expect(cron.status == 75 && cron.stdout.isEmpty && cron.stderr.isEmpty, "\(cron)")
+        let after = try FileManager.default.attributesOfItem(atPath: database)[.modificationDate] as? Date
+        #expect(before != nil && before == after, "the idle run wrote to the database")
+        #expect(!FileManager.default.fileExists(atPath: database + "-wal"), "the idle run opened the store")
+
+        let plain = try first.run(["sync"])
+        #expect(plain.status == 75, "\(plain)")
+        #expect(plain.stdout.contains("pull stopped: cannot reach 127.0.0.1:\(port)"), "\(plain)")
+        #expect(try first.status(of: 1)?["state"] as? String == "synced")
+    }
+
     @Test("recipes cancel stops another process's download; the pull stops before that change, and the next sync takes it")
     func cancelStopsADownload() throws {
         // The first image download stalls; later ones are served.
