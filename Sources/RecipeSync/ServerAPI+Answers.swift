@@ -133,13 +133,53 @@ extension ServerAPI {
         return version
     }
 
-    /// Whether `url` is an absolute `http(s)` URL with a host whose last path segment is `sha256`.
+    /// Whether `url` is an absolute `http(s)` URL with a host whose last path segment is `sha256`: printable ASCII
+    /// without spaces, no query, no fragment, no percent-escapes in that segment. Read from the bytes (every image
+    /// upload's answer is checked; `URLComponents` cost more than the rest of the answer's reading).
     static func isImageURL(_ url: String, sha256: String) -> Bool {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", components.host?.isEmpty == false,
-            components.query == nil, components.fragment == nil
+        let bytes = Array(url.utf8)
+        guard bytes.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
         else { return false }
-        return components.path.split(separator: "/").last.map { $0.lowercased() == sha256 } ?? false
+        let afterScheme: Int
+        if hasPrefix(bytes, "http://") {
+            afterScheme = 7
+        } else if hasPrefix(bytes, "https://") {
+            afterScheme = 8
+        } else {
+            return false
+        }
+        guard let pathStart = bytes[afterScheme...].firstIndex(of: UInt8(ascii: "/")) else { return false }
+        // The authority: [userinfo@]host[:port]; the host must not be empty.
+        let authority = bytes[afterScheme..<pathStart]
+        let hostStart = authority.lastIndex(of: UInt8(ascii: "@")).map { $0 + 1 } ?? afterScheme
+        let host = bytes[hostStart..<pathStart]
+        guard let first = host.first, first != UInt8(ascii: ":") else { return false }
+        let segmentStart = (bytes.lastIndex(of: UInt8(ascii: "/")) ?? pathStart) + 1
+        let segment = bytes[segmentStart...]
+        return segment.count == sha256.utf8.count && zip(segment, sha256.utf8).allSatisfy { lower($0) == $1 }
+    }
+
+    /// Whether `bytes` starts with `prefix`, in any case (`prefix` in lowercase ASCII).
+    private static func hasPrefix(_ bytes: [UInt8], _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard bytes.count >= count else { return false }
+        return prefix.withUTF8Buffer { wanted in zip(bytes, wanted).allSatisfy { lower($0) == $1 } }
+    }
+
+    /// Whether `text` contains `word` (lowercase ASCII), in any case.
+    private static func contains(_ text: String, _ word: StaticString) -> Bool {
+        let bytes = Array(text.utf8)
+        return word.withUTF8Buffer { wanted in
+            guard !wanted.isEmpty, bytes.count >= wanted.count else { return false }
+            return (0...(bytes.count - wanted.count)).contains { start in
+                wanted.indices.allSatisfy { lower(bytes[start + $0]) == wanted[$0] }
+            }
+        }
+    }
+
+    /// An ASCII letter in lowercase; any other byte as it is.
+    private static func lower(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
     /// The fields of an answer that is one JSON object, or why it is not.
@@ -153,10 +193,10 @@ extension ServerAPI {
 
     /// What is visibly wrong with an answer's form (an HTML page, a type that is not JSON), or nil.
     private static func problem(of response: HTTPResponse) -> UnexpectedAnswer.Problem? {
-        let type = response.header("content-type")?.lowercased()
-        if type?.contains("html") == true { return .htmlPage }
+        let type = response.header("content-type")
+        if let type, contains(type, "html") { return .htmlPage }
         if response.body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "<") { return .htmlPage }
-        if let type, !type.contains("json") { return .notJSON(contentType: response.header("content-type")) }
+        if let type, !contains(type, "json") { return .notJSON(contentType: type) }
         return nil
     }
 }

@@ -111,6 +111,31 @@ struct ServerAPITests {
             == .failure(UnexpectedAnswer(status: 201, problem: .notJSON(contentType: "text/plain"))))
     }
 
+    @Test("an image URL from an answer is an absolute http(s) URL with a host, ending in the SHA-256, nothing after it",
+          arguments: [
+              ("http://h/v1/images/\(sha)", true),
+              ("HTTPS://recipes.example:8443/v1/images/\(sha.uppercased())", true),
+              ("http://[::1]:8080/v1/images/\(sha)", true),
+              ("http://user@h/\(sha)", true),
+              ("http:///v1/images/\(sha)", false),
+              ("http://:80/v1/images/\(sha)", false),
+              ("http://user@/\(sha)", false),
+              ("http://h", false),
+              ("ftp://h/\(sha)", false),
+              ("file:///\(sha)", false),
+              ("//h/\(sha)", false),
+              ("http://h/\(sha)/", false),
+              ("http://h/\(sha)#x", false),
+              ("http://h/\(sha)?", false),
+              ("http://h/v1 images/\(sha)", false),
+              ("http://h/v1/images/\(sha)\u{7F}", false),
+              ("http://h/v1/images/%61\(sha.dropFirst())", false),
+              ("http://h/v1/images/x\(sha)", false),
+          ])
+    func imageURLs(_ url: String, accepted: Bool) {
+        #expect(ServerAPI.isImageURL(url, sha256: Self.sha) == accepted, "\(url)")
+    }
+
     @Test("a recipe PUT is acknowledged only by JSON naming its identifier and a version")
     func recipeAcknowledgement() throws {
         let uuid = try #require(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E"))
