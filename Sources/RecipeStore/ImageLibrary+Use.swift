@@ -25,7 +25,7 @@ extension ImageLibrary {
         guard (try? RecipesHome.makeDirectory(directory.path, mode: 0o755)) != nil,
             let folder = try? HomeFolder.open(directory.path)
         else { return ImagesInUse(descriptor: -1) }
-        let fd = openat(folder.descriptor, Self.lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = Self.openLockFile(in: folder)
         guard fd >= 0 else { return ImagesInUse(descriptor: -1) }
         while flock(fd, LOCK_SH) != 0 {
             guard errno == EINTR else { break }
@@ -36,11 +36,17 @@ extension ImageLibrary {
     /// Runs `body` unless a pull has the folder in use (then nil, at once: the next run collects).
     func unlessInUse<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T? {
         guard let folder = try HomeFolder.open(directory.path) else { return nil }
-        let fd = openat(folder.descriptor, Self.lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = Self.openLockFile(in: folder)
         guard fd >= 0 else { throw StoreError(ErrnoError(errno, .open, path: path(of: Self.lockFileName))) }
         defer { close(fd) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return nil }
         defer { flock(fd, LOCK_UN) }
         return try body()
+    }
+
+    /// Opens (creating it when missing, never through a link) the lock file in the open images `folder`; -1 and
+    /// `errno` when it cannot.
+    private static func openLockFile(in folder: HomeFolder) -> Int32 {
+        openat(folder.descriptor, lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
     }
 }

@@ -99,13 +99,14 @@ public struct ImageLibrary: Sendable {
         }
     }
 
-    /// Moves the media copy at `mediaPath` of image `fileName` here (the server has it now, and a recipe still shows
-    /// it); false when it could not, and the copy is then left where it is.
-    func adopt(mediaCopy mediaPath: String, as fileName: String) -> Bool {
-        guard (try? RecipesHome.makeDirectory(directory.path, mode: 0o755)) != nil,
+    /// Moves the media copies `fileNames` of `media` here (the server has their images, and recipes still show them);
+    /// returns the names moved. The folder is made and checked once for all of them; a copy that could not be moved
+    /// is left where it is.
+    func adopt(_ fileNames: [String], from media: MediaLibrary) -> Set<String> {
+        guard !fileNames.isEmpty, (try? RecipesHome.makeDirectory(directory.path, mode: 0o755)) != nil,
             (try? HomeFolder.check(directory.path)) != nil
-        else { return false }
-        return rename(mediaPath, path(of: fileName)) == 0
+        else { return [] }
+        return Set(fileNames.filter { name in rename(media.path(of: name), path(of: name)) == 0 })
     }
 
     /// Deletes the images no recipe refers to (`referenced` holds the SHA-256s still wanted) and the temporary files of

@@ -69,9 +69,8 @@ extension RecipeStore {
                 let unreferenced = try fileNames.filter { name in try Bool.fetchOne(exists, arguments: [name]) != true }
                 return (unreferenced, try Self.shownImages(unreferenced, db))
             }
-            for name in unreferenced where !(shown.contains(name) && images.adopt(mediaCopy: media.path(of: name), as: name)) {
-                media.remove(name)
-            }
+            let adopted = images.adopt(unreferenced.filter(shown.contains), from: media)
+            for name in unreferenced where !adopted.contains(name) { media.remove(name) }
         }
     }
 

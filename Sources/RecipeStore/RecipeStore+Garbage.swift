@@ -61,7 +61,7 @@ extension RecipeStore {
                 isWriterAlive: isOwnerAlive,
                 adopt: { name throws(StoreError) in
                     let shown = try read { db in try Self.shownImages([name], db) }
-                    return !shown.isEmpty && images.adopt(mediaCopy: media.path(of: name), as: name)
+                    return !images.adopt(Array(shown), from: media).isEmpty
                 })
         }
     }

@@ -44,8 +44,7 @@ struct PullRun: Sendable {
         defer { withExtendedLifetime(inUse) {} }
         var pipeline = Pipeline()
         do {
-            let end = try await pages(&pipeline)
-            return end
+            return try await pages(&pipeline)
         } catch {
             await pipeline.abandon(self)
             throw error

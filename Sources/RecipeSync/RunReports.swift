@@ -33,7 +33,7 @@ struct RunReports: Sendable {
     }
 
     /// Reports the recipes waiting for a later retry (not due now); they count as still waiting.
-    func reportWaiting(now: Date) throws -> SyncSummary {
+    func reportWaiting(now: Date) throws {
         let waiting = try store.waitingRecipes(at: now)
         for recipe in waiting {
             let sync = recipe.sync.droppingLease(unless: settings.isOwnerAlive)
@@ -42,10 +42,7 @@ struct RunReports: Sendable {
                 .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
                 delay: recipe.sync.nextAttemptAt.map { max(0, $0.timeIntervalSince(now)) }, error: words, time: now))
         }
-        return tally.withLock { summary in
-            summary.waiting += waiting.count
-            return summary
-        }
+        tally.withLock { $0.waiting += waiting.count }
     }
 
     /// Reports the due recipes as not sent, the server having refused the credentials before any was (they stay due).

@@ -75,7 +75,7 @@ public final class SyncRun: Sendable {
         try collectGarbage(now: now)
         if options.ids == nil, options.pushes {
             // Recipes in backoff are not claimed by this run: reported once, counted as still waiting.
-            _ = try reports.reportWaiting(now: now)
+            try reports.reportWaiting(now: now)
             if !due && !pulls {
                 try reports.reportConflicts(except: [], at: now)
                 return tally.withLock { $0 }
