@@ -52,16 +52,15 @@ extension RecipeStore {
         _ id: Int64, to side: ConflictSide, only fieldNames: [String], now: Date, images: ImageLibrary,
         isOwnerAlive: (String) -> Bool, _ db: Database
     ) throws -> (ConflictResolved, String?) {
-        guard let stored = try storedRecipe(id, db) else { throw StoreError(.unknownRecipe(id: id)) }
+        let recipe = try fetchRecipe(db, id: id)
         guard let text = try String.fetchOne(db, sql: "SELECT conflicts FROM recipes WHERE id = ?", arguments: [id]) else {
             throw StoreError(.unknownConflict(id: id))
         }
-        if stored.sync.hasLiveLease(at: now), let owner = stored.sync.leaseOwner, isOwnerAlive(owner) {
-            let process = stored.sync.leaseProcessID.map { "pid \($0)" } ?? "another recipes process"
+        if recipe.sync.hasLiveLease(at: now), let owner = recipe.sync.leaseOwner, isOwnerAlive(owner) {
+            let process = recipe.sync.leaseProcessID.map { "pid \($0)" } ?? "another recipes process"
             throw StoreError(.resolution(
                 detail: "recipe \(id) is being uploaded or pulled by \(process) right now; resolve it once that sync has ended"))
         }
-        let recipe = try fetchRecipe(db, id: id)
         let (resolution, settled, left) = try choose(side, fieldNames, conflictText: text, of: recipe)
         if (try? RecipeConflict(storedJSON: text)) == nil {
             // The record was read without a conflict (the text is none this version reads); the row is made to say

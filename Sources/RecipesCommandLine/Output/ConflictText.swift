@@ -5,26 +5,21 @@ import RecipeStore
 /// The words of conflicts: `recipes conflicts` (text and JSON), the conflict lines of `show`, and what `recipes
 /// resolve` did. Every value shown as text goes through `TerminalText.clean`; the JSON is exact.
 enum ConflictText {
-    /// One line per conflict with both values, e.g. `title: mine "Stew", theirs "Broth"`; a deletion conflict is
-    /// `recipe: mine changed, theirs deleted` (or the other way round).
+    /// One line per conflict with both values in `RecipeEditing.describe`'s words, e.g. `title: mine "Stew", theirs
+    /// "Broth"`; a deletion conflict is `recipe: mine changed, theirs deleted` (or the other way round).
     static func lines(_ conflict: RecipeConflict) -> [String] {
         switch conflict {
         case .fields(let conflicts):
             conflicts.map { conflict in
                 TerminalText.clean(
-                    "\(conflict.field.name): mine \(describe(conflict.mine)), theirs \(describe(conflict.theirs))")
+                    "\(conflict.field.name): mine \(RecipeEditing.describe(conflict.mine)), "
+                        + "theirs \(RecipeEditing.describe(conflict.theirs))")
             }
         case .deletedOnServer:
             ["recipe: mine changed, theirs deleted"]
         case .deletedHere:
             ["recipe: mine deleted, theirs changed"]
         }
-    }
-
-    /// One side's value in words: a text quoted as a JSON string, a run of list elements joined by commas, an image
-    /// by the start of its SHA-256, nothing as `(none)`.
-    static func describe(_ value: ConflictValue) -> String {
-        RecipeEditing.describe(value)
     }
 
     /// `recipes conflicts`: each recipe in conflict, what the conflict is, both values of each field and how to
