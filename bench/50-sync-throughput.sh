@@ -3,10 +3,11 @@
 # `recipes-server` (fsync per image, its default), side by side with curl sending the same requests with
 # `curl --parallel --parallel-max 4`: one config with HEAD image, PUT image, PUT recipe JSON per recipe in that order,
 # and (because curl does not keep that order, so the recipe PUTs overtake their images and get 422) the same requests
-# as two configs, images first. Fresh server data for every run; 12 rounds of the three, the order within a round
-# rotating; medians, and the throughput ratio as the median of each round's own ratio (a round's three runs are
-# seconds apart, so a slower spell of the machine weighs on both sides of it; even so the per-round ratios spread
-# over 0.76–1.13 in a run here). Target: client/curl throughput ≥ 0.95. Prints one markdown section on stdout.
+# as two configs, images first; and a plain Python sender that keeps the client's order (below). Fresh server data for
+# every run; 12 rounds of the four, the order within a round rotating; medians, and the throughput ratio as the median
+# of each round's own ratio (a round's runs are seconds apart, so a slower spell of the machine weighs on both sides of
+# it; even so the per-round ratios spread over 0.76–1.13 in a run here). Target: client/curl throughput ≥ 0.95.
+# Prints one markdown section on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT="${COUNT:-1000}"
@@ -119,14 +120,72 @@ run_curl() { # $1 = one (curl.cfg) or two (images.cfg, then recipes.cfg)
     rm -rf "$WORK/json"
 }
 
+# The same requests in the contract's order and nothing else: a Python `http.client` sender with 4 connections, each
+# sending one recipe at a time (HEAD image, PUT image when the HEAD answered 404, PUT recipe JSON). No database, no
+# files of its own, no retries: the throughput any sender that keeps a recipe's image before its JSON can expect here,
+# beside curl's, which does not keep that order.
+cat >"$WORK/ordered.py" <<'PY'
+import http.client, json, sys, threading
+from urllib.parse import urlsplit
+work, base = sys.argv[1], sys.argv[2]
+host = urlsplit(base)
+shas = open(f"{work}/names").read().split()
+jobs = list(enumerate(shas, 1))
+lock = threading.Lock()
+failures = []
+def sender():
+    connection = http.client.HTTPConnection(host.hostname, host.port)
+    while True:
+        with lock:
+            if not jobs:
+                return
+            i, sha = jobs.pop(0)
+        connection.request("HEAD", f"/v1/images/{sha}")
+        answer = connection.getresponse(); answer.read()
+        if answer.status == 404:
+            with open(f"{work}/img/{sha}.png", "rb") as image:
+                connection.request("PUT", f"/v1/images/{sha}", body=image.read(), headers={"Content-Type": "image/png"})
+            answer = connection.getresponse(); answer.read()
+        identifier = "00000000-0000-4000-8000-%012d" % i
+        doc = {"@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 1,
+               "name": f"Recipe {i}", "description": "", "recipeYield": "", "keywords": "",
+               "recipeIngredient": [f"{i} g flour"], "recipeInstructions": [],
+               "image": f"{base}/v1/images/{sha}", "dateModified": "2026-01-01T00:00:00Z"}
+        body = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+        connection.request("PUT", f"/v1/recipes/{identifier}", body=body,
+                           headers={"Content-Type": "application/json", "If-None-Match": "*"})
+        answer = connection.getresponse(); answer.read()
+        if answer.status != 201:
+            failures.append(answer.status)
+threads = [threading.Thread(target=sender) for _ in range(4)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+sys.exit(1 if failures else 0)
+PY
+run_ordered() {
+    start_server
+    local start end rc=0 stored
+    start=$(date +%s.%N)
+    /usr/bin/time -f "$TIME_FORMAT" -o "$WORK/rss" python3 "$WORK/ordered.py" "$WORK" "$BASE" || rc=$?
+    end=$(date +%s.%N)
+    stored=$(stored_recipes)
+    stop_server
+    if [ "$rc" -ne 0 ] || [ "$stored" -ne "$COUNT" ]; then
+        echo "bench/50: the ordered Python sender exited $rc and the server holds $stored of $COUNT recipes" >&2
+        exit 1
+    fi
+    RESULTS+=("ordered $(echo "$end - $start" | bc -l) $(usage "$WORK/rss") $stored 0")
+}
+
 # The order within a round rotates, so each sender takes each place equally often: the machine's speed drifts
 # from run to run (every run frees a thousand files, and this machine's journal-less ext4 makes the next file
 # creations skip over them), and a fixed order would hand that drift to the same sender in every round.
 for round in $(seq "$RUNS"); do
-    case $((round % 3)) in
-        1) run_client; run_curl one; run_curl two ;;
-        2) run_curl one; run_curl two; run_client ;;
-        0) run_curl two; run_client; run_curl one ;;
+    case $((round % 4)) in
+        1) run_client; run_curl one; run_curl two; run_ordered ;;
+        2) run_curl one; run_curl two; run_ordered; run_client ;;
+        3) run_curl two; run_ordered; run_client; run_curl one ;;
+        0) run_ordered; run_client; run_curl one; run_curl two ;;
     esac
 done
 
@@ -143,12 +202,13 @@ def span(values):
     return f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
 names = {"client": "`recipes sync` (default --jobs 4)",
          "curl-one": "curl, one config: HEAD, PUT image, PUT recipe per recipe",
-         "curl-two": "curl, two configs: every HEAD + image PUT, then every recipe PUT"}
+         "curl-two": "curl, two configs: every HEAD + image PUT, then every recipe PUT",
+         "ordered": "Python `http.client`, 4 connections, each recipe's HEAD, image PUT, recipe PUT in order"}
 print("## Sync: `recipes sync` throughput against curl")
 print()
 print("| sender | runs | median s | recipes/s | image MiB/s | sender CPU s (median) | peak RSS (median) | recipes on the server | client/this (throughput) | target ≥ " + str(target) + " |")
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | :---: |")
-for key in ("client", "curl-one", "curl-two"):
+for key in ("client", "curl-one", "curl-two", "ordered"):
     rows, secs = runs[key], median[key]
     rss = statistics.median(r[1] for r in rows) / 1024
     cpu = statistics.median(r[4] for r in rows)
@@ -163,13 +223,17 @@ for key in ("client", "curl-one", "curl-two"):
         rounds = [other[0] / mine[0] for other, mine in zip(rows, runs["client"])]
         r = statistics.median(rounds)
         ratio = f"**{r:.2f}** ({min(rounds):.2f}–{max(rounds):.2f})"
-        met = "yes" if r >= target else "**no**"
+        met = ("yes" if r >= target else "**no**") if key.startswith("curl") else ""
     rate = f"**{count / secs:,.0f}**" if key == "client" else f"{count / secs:,.0f}"
     print(f"| {names[key]} | {len(rows)} | {secs:.2f} | {rate} | {count * 0.25 / secs:.1f} | {cpu:.2f} | {rss:.1f} MB | {stored} | {ratio} | {met} |")
 print()
-rounds = zip(runs["client"], runs["curl-one"], runs["curl-two"])
-print("Per round, seconds (client / curl one config / curl two configs): "
-      + ", ".join(f"{c[0]:.2f} / {o[0]:.2f} / {t[0]:.2f}" for c, o, t in rounds) + ".")
+rounds = zip(runs["client"], runs["curl-one"], runs["curl-two"], runs["ordered"])
+print("Per round, seconds (client / curl one config / curl two configs / ordered Python sender): "
+      + ", ".join(f"{c[0]:.2f} / {o[0]:.2f} / {t[0]:.2f} / {p[0]:.2f}" for c, o, t, p in rounds) + ".")
+ordered = [t[0] / p[0] for t, p in zip(runs["curl-two"], runs["ordered"])]
+print()
+print(f"The ordered Python sender against the two-config curl (throughput): **{statistics.median(ordered):.2f}** "
+      f"({min(ordered):.2f}–{max(ordered):.2f}).")
 print()
 print(f"Compared: {count:,} recipes with distinct 256 KiB PNG images sent to a fresh release `recipes-server` (fsync per "
       f"image, its default) on 127.0.0.1 by `recipes sync` and by `curl --parallel --parallel-max 4 -K config` with the same "
@@ -177,5 +241,7 @@ print(f"Compared: {count:,} recipes with distinct 256 KiB PNG images sent to a f
       f"rotates; medians of {len(runs['client'])} rounds; "
       f"client/this = the median (and range) of each round's curl time / client time; target: client/curl throughput "
       f"≥ {target}. curl does not order a recipe's requests, so in one config a recipe JSON overtakes its image and gets 422 "
-      f"(nothing stored); the two-config curl stores every recipe, as the client does.")
+      f"(nothing stored); the two-config curl stores every recipe, as the client does. The ordered Python sender makes the "
+      f"client's requests in the client's order (a recipe's JSON after its image) and nothing else (no database, no files, "
+      f"no retries): what keeping that order costs against curl on this machine, without the client's bookkeeping.")
 PY
