@@ -49,6 +49,8 @@ public struct PullLeases: Sendable, Equatable {
     public var applicable: Int
     /// The changes among those whose image this home lacks: a download must come first.
     public var imagesNeeded: Set<UUID>
+    /// The local id of each change's recipe that this home has, as read while leasing (a recipe new here has none).
+    public var localIDs: [UUID: Int64]
 }
 
 /// What a push that the server answered `412` comes to, once the server's copy is merged in (see
@@ -117,10 +119,12 @@ extension RecipeStore {
         try write { db in
             let claim = RecipeSyncMachine.Event.claimed(owner: owner, now: now, leaseDuration: leaseDuration, explicit: false)
             var imagesNeeded: Set<UUID> = []
+            var localIDs: [UUID: Int64] = [:]
             for (index, change) in changes.enumerated() {
                 if try Self.recipeHaving(change, db) != nil { continue }
                 let id = try Int64.fetchOne(
                     db.cachedStatement(sql: "SELECT id FROM recipes WHERE uuid = ?"), arguments: [change.uuid.lowercasedString])
+                if let id { localIDs[change.uuid] = id }
                 let recipe = try id.flatMap { id throws in try Self.storedRecipe(id, db) }
                 if let known = recipe?.sync.serverVersion, change.copy.version <= known { continue }
                 if case .live(_, let fields) = change.copy, let image = fields.image, recipe?.image?.sha256 != image.sha256,
@@ -129,12 +133,12 @@ extension RecipeStore {
                 }
                 guard let id, let recipe else { continue }
                 if Self.busyElsewhere(recipe, owner: owner, now: now, isOwnerAlive: isOwnerAlive) != nil {
-                    return PullLeases(applicable: index, imagesNeeded: imagesNeeded)
+                    return PullLeases(applicable: index, imagesNeeded: imagesNeeded, localIDs: localIDs)
                 }
                 if recipe.sync.leaseOwner == owner { continue }
                 try Self.apply(claim, to: id, known: SyncRecord(sync: recipe.sync, image: recipe.image), db)
             }
-            return PullLeases(applicable: changes.count, imagesNeeded: imagesNeeded)
+            return PullLeases(applicable: changes.count, imagesNeeded: imagesNeeded, localIDs: localIDs)
         }
     }
 

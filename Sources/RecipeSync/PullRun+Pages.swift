@@ -76,7 +76,7 @@ extension PullRun {
             let group = GroupProcedure(
                 name: "download #\(change.uuid.lowercasedString)",
                 conditions: [MutualExclusion("recipe:\(change.uuid.lowercasedString)")], children: [step.erased])
-            let id = (try? store.recipe(uuid: change.uuid))?.id ?? 0
+            let id = leases.localIDs[change.uuid] ?? 0
             if id != 0, let reason = registry.register(id, chain: group.erased) {
                 group.cancel(reason: .requested(ChainRegistry.words(reason)))
             }
