@@ -38,27 +38,36 @@ with open(f"{work}/names", "w") as names, open(f"{work}/commands", "w") as comma
 PY
 RECIPES_HOME="$WORK/home-template" "$RECIPES" edit --bail <"$WORK/commands" >/dev/null
 
-# The curl configs for a server at $1: per recipe HEAD image, PUT image, PUT recipe JSON (a schema.org document
-# shaped like the client's, its image the server's image URL, sent as a new recipe with `If-None-Match: *` and
-# version 1 as the client sends it), in that order (curl.cfg); and the same requests
+# The recipe JSON every sender but the client sends for recipe i: a schema.org document shaped like the client's, its
+# image the server's image URL, version 1 (a new recipe), as compact sorted JSON.
+cat >"$WORK/recipe_doc.py" <<'PY'
+import json
+def recipe_json(i, identifier, base, sha):
+    doc = {"@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 1,
+           "name": f"Recipe {i}", "description": "", "recipeYield": "", "keywords": "",
+           "recipeIngredient": [f"{i} g flour"], "recipeInstructions": [],
+           "image": f"{base}/v1/images/{sha}", "dateModified": "2026-01-01T00:00:00Z"}
+    return json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+PY
+
+# The curl configs for a server at $1: per recipe HEAD image, PUT image, PUT recipe JSON (`recipe_json`, sent as a
+# new recipe with `If-None-Match: *` as the client sends it), in that order (curl.cfg); and the same requests
 # split in two configs, every HEAD and image PUT first (images.cfg), then every recipe PUT (recipes.cfg).
 write_curl_configs() {
     python3 - "$WORK" "$1" <<'PY'
-import json, os, sys, uuid
+import os, sys, uuid
 work, base = sys.argv[1], sys.argv[2]
+sys.path.insert(0, work)
+from recipe_doc import recipe_json
 os.makedirs(f"{work}/json", exist_ok=True)
 shas = open(f"{work}/names").read().split()
 out = "output = \"/dev/null\"\nwrite-out = \"%{http_code} %{method}\\n\"\n"
 interleaved, images, recipes = [], [], []
 for i, sha in enumerate(shas, 1):
     identifier = str(uuid.uuid4())
-    doc = {"@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 1,
-           "name": f"Recipe {i}", "description": "", "recipeYield": "", "keywords": "",
-           "recipeIngredient": [f"{i} g flour"], "recipeInstructions": [],
-           "image": f"{base}/v1/images/{sha}", "dateModified": "2026-01-01T00:00:00Z"}
     doc_path = f"{work}/json/{identifier}.json"
-    with open(doc_path, "w") as f:
-        json.dump(doc, f, sort_keys=True, separators=(",", ":"))
+    with open(doc_path, "wb") as f:
+        f.write(recipe_json(i, identifier, base, sha))
     head = f"url = \"{base}/v1/images/{sha}\"\nhead\n{out}"
     put_image = (f"url = \"{base}/v1/images/{sha}\"\nupload-file = \"{work}/img/{sha}.png\"\n"
                  f"header = \"Content-Type: image/png\"\n{out}")
@@ -125,9 +134,11 @@ run_curl() { # $1 = one (curl.cfg) or two (images.cfg, then recipes.cfg)
 # files of its own, no retries: the throughput any sender that keeps a recipe's image before its JSON can expect here,
 # beside curl's, which does not keep that order.
 cat >"$WORK/ordered.py" <<'PY'
-import http.client, json, sys, threading
+import http.client, sys, threading
 from urllib.parse import urlsplit
 work, base = sys.argv[1], sys.argv[2]
+sys.path.insert(0, work)
+from recipe_doc import recipe_json
 host = urlsplit(base)
 shas = open(f"{work}/names").read().split()
 jobs = list(enumerate(shas, 1))
@@ -147,12 +158,7 @@ def sender():
                 connection.request("PUT", f"/v1/images/{sha}", body=image.read(), headers={"Content-Type": "image/png"})
             answer = connection.getresponse(); answer.read()
         identifier = "00000000-0000-4000-8000-%012d" % i
-        doc = {"@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 1,
-               "name": f"Recipe {i}", "description": "", "recipeYield": "", "keywords": "",
-               "recipeIngredient": [f"{i} g flour"], "recipeInstructions": [],
-               "image": f"{base}/v1/images/{sha}", "dateModified": "2026-01-01T00:00:00Z"}
-        body = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
-        connection.request("PUT", f"/v1/recipes/{identifier}", body=body,
+        connection.request("PUT", f"/v1/recipes/{identifier}", body=recipe_json(i, identifier, base, sha),
                            headers={"Content-Type": "application/json", "If-None-Match": "*"})
         answer = connection.getresponse(); answer.read()
         if answer.status != 201:

@@ -121,9 +121,9 @@ extension RecipeStore {
             var imagesNeeded: Set<UUID> = []
             var localIDs: [UUID: Int64] = [:]
             for (index, change) in changes.enumerated() {
-                if try Self.recipeHaving(change, db) != nil { continue }
-                let id = try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT id FROM recipes WHERE uuid = ?"), arguments: [change.uuid.lowercasedString])
+                let local = try Self.localCopy(of: change, db)
+                if local?.hasChange == true { continue }
+                let id = local?.id
                 if let id { localIDs[change.uuid] = id }
                 let recipe = try id.flatMap { id throws in try Self.storedRecipe(id, db) }
                 if let known = recipe?.sync.serverVersion, change.copy.version <= known { continue }
@@ -178,16 +178,22 @@ extension RecipeStore {
         }
     }
 
-    /// The recipe that already has `change`, if one does: it is based on that server version or a later one and knows
-    /// the base's fields (a home migrated from before two-way sync still learns them from the copy at its own
-    /// version). Read from three columns, without decoding the recipe.
+    /// The recipe that already has `change`, if one does (see `localCopy(of:_:)`).
     static func recipeHaving(_ change: PulledChange, _ db: Database) throws -> Int64? {
+        try localCopy(of: change, db).flatMap { $0.hasChange ? $0.id : nil }
+    }
+
+    /// This home's recipe of `change`'s uuid, if there is one, and whether it already has the change: it is based on
+    /// that server version or a later one and knows the base's fields (a home migrated from before two-way sync still
+    /// learns them from the copy at its own version). Read from three columns, without decoding the recipe.
+    static func localCopy(of change: PulledChange, _ db: Database) throws -> (id: Int64, hasChange: Bool)? {
         let row = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT id, server_version, base_fields IS NOT NULL FROM recipes WHERE uuid = ?"),
             arguments: [change.uuid.lowercasedString])
-        guard let row, let known: Int64 = row[1] else { return nil }
+        guard let row else { return nil }
         let version = change.copy.version
-        return version < known || (version == known && row[2] as Bool) ? row[0] : nil
+        let hasChange = (row[1] as Int64?).map { known in version < known || (version == known && row[2] as Bool) }
+        return (row[0], hasChange ?? false)
     }
 
     /// Makes recipe `claim` one to send as new (`If-None-Match: *`): the server its base was on does not have it (a

@@ -154,9 +154,7 @@ extension ServerAPI {
         let hostStart = authority.lastIndex(of: UInt8(ascii: "@")).map { $0 + 1 } ?? afterScheme
         let host = bytes[hostStart..<pathStart]
         guard let first = host.first, first != UInt8(ascii: ":") else { return false }
-        let segmentStart = (bytes.lastIndex(of: UInt8(ascii: "/")) ?? pathStart) + 1
-        let segment = bytes[segmentStart...]
-        return segment.count == sha256.utf8.count && zip(segment, sha256.utf8).allSatisfy { lower($0) == $1 }
+        return RecipeImage(serverURL: url)?.sha256 == sha256
     }
 
     /// Whether `bytes` starts with `prefix`, in any case (`prefix` in lowercase ASCII).
