@@ -3,7 +3,7 @@ import Testing
 import ReferenceServer
 
 /// `images-missing` and `recipes-batch` over a real socket, and a server with the optional requests turned off.
-@Suite("Optional requests over a real socket")
+@Suite("Optional requests over a real socket", .serialized)
 struct OptionalRequestTests {
     private static let json = ["Content-Type": "application/json"]
 

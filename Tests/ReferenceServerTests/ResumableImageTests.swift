@@ -5,11 +5,20 @@ import ReferenceServer
 
 /// `resumable-images` over a real socket: an interrupted PUT keeps its bytes as a partial upload, HEAD reports them,
 /// PATCH sends the rest; a partial is never an image.
-@Suite("Resumable image uploads over a real socket")
+@Suite("Resumable image uploads over a real socket", .serialized)
 struct ResumableImageTests {
     private static let cut = 300_000
-    private static let image = Fixture.image(1_000_000, seed: 11)
+    private static let image = Self.image(1_000_000, seed: 11)
     private static let sha = Fixture.sha256(image)
+
+    /// `count` bytes: a 4 KiB fixture block repeated (copied, not computed byte by byte: the suite's megabytes stay cheap
+    /// in a debug build, beside the other suites running at once).
+    private static func image(_ count: Int, seed: UInt8) -> Data {
+        let block = Fixture.image(4096, seed: seed)
+        var data = Data(capacity: count)
+        while data.count < count { data.append(block.prefix(count - data.count)) }
+        return data
+    }
 
     /// Files kept in DIR/uploads.
     private func kept(_ server: TestServer) throws -> [String] {
@@ -184,28 +193,38 @@ struct ResumableImageTests {
 
     @Test("a PATCH that arrives while another still appends to the same image ends it, then goes on from what that one kept")
     func latestAppendWins() async throws {
+        let image = Self.image(3_000_000, seed: 12)
+        let sha = Fixture.sha256(image)
+        let sent = Self.cut + 1_500_000
         try await withServer(Self.resetFault) { (server: TestServer) async throws in
-            await interruptedPut(server)
-            // The first PATCH sends 100,000 bytes of its 700,000, then waits for an answer that cannot come.
-            async let stalled = RawHTTPClient.exchange(port: server.port, method: "PATCH", path: "/v1/images/\(Self.sha)",
-                                                       headers: ["Content-Type": "application/partial-upload", "Upload-Offset": String(Self.cut),
-                                                                 "Upload-Length": String(Self.image.count), "Upload-Complete": "?1"],
-                                                       body: Self.image[Self.cut..<(Self.cut + 100_000)], declaredLength: Self.image.count - Self.cut,
-                                                       readTimeout: 30)
-            // PATCHes from a wrong offset (so they never append) until one finds the first PATCH holding the image: it
-            // ends that one, which keeps the bytes it received, and is told the offset they make.
-            var kept = Self.cut
-            for _ in 0..<500 where kept == Self.cut {
-                try await Task.sleep(for: .milliseconds(20))
-                let probe = await patch(server, offset: 0, Data([0]), complete: false)
-                #expect(probe.status == 409)
-                kept = Int(probe.header("upload-offset") ?? "") ?? -1
+            let cut = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(sha)",
+                                                   headers: ["Content-Type": "image/jpeg"], body: image)
+            #expect(cut == .reset || cut == .closedWithoutAnswer)
+            func part(offset: Int, _ bytes: Data, declaredLength: Int? = nil, complete: Bool, readTimeout: Double = 10) async -> RawOutcome {
+                await RawHTTPClient.exchange(port: server.port, method: "PATCH", path: "/v1/images/\(sha)",
+                                             headers: ["Content-Type": "application/partial-upload", "Upload-Offset": String(offset),
+                                                       "Upload-Length": String(image.count), "Upload-Complete": complete ? "?1" : "?0"],
+                                             body: bytes, declaredLength: declaredLength, readTimeout: readTimeout)
             }
-            #expect(kept > Self.cut && kept <= Self.cut + 100_000)
+            // The first PATCH sends 1.5 MB of its 2.7 MB, then waits for an answer that cannot come. Once the server has
+            // written its first mebibyte to the partial, it surely holds the image.
+            async let stalled = part(offset: Self.cut, image[Self.cut..<sent], declaredLength: image.count - Self.cut, complete: true,
+                                     readTimeout: 60)
+            let partial = server.dataDirectory + "/uploads/" + sha
+            for _ in 0..<1000 where (PartialUploadsProbe.size(partial) ?? 0) <= Self.cut {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect((PartialUploadsProbe.size(partial) ?? 0) > Self.cut)
+            // A second PATCH from the old offset ends the first, which keeps every byte it received (at least the mebibyte
+            // written, at most all it was sent), and is told the offset they make.
+            let second = await part(offset: Self.cut, image.suffix(from: Self.cut), complete: true)
+            #expect(second.status == 409)
+            let kept = Int(second.header("upload-offset") ?? "") ?? 0
+            #expect(kept >= Self.cut + (1 << 20) && kept <= sent)
             #expect(await stalled != .timedOut)
-            let rest = await patch(server, offset: kept, Self.image.suffix(from: kept), complete: true)
+            let rest = await part(offset: kept, image.suffix(from: kept), complete: true)
             #expect(rest.status == 201)
-            #expect(await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/images/\(Self.sha)").body == Self.image)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/images/\(sha)").body == image)
         }
     }
 
@@ -220,5 +239,12 @@ struct ResumableImageTests {
             #expect(head.status == 404 && head.header("upload-offset") == nil)
             #expect(try kept(server).isEmpty && server.storedImages().isEmpty && server.partialFiles().isEmpty)
         }
+    }
+}
+
+/// The size of a file, or nil.
+enum PartialUploadsProbe {
+    static func size(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
     }
 }
