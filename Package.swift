@@ -79,7 +79,7 @@ let package = Package(
             dependencies: ["Locking", "CLinux"],
             swiftSettings: strictSettings
         ),
-        // Linux calls Swift's Glibc module does not declare (`syncfs`).
+        // Linux calls Swift's Glibc module does not declare (`syncfs`, `ppoll`) and the TUN device ioctl (LinkDelay).
         .systemLibrary(name: "CLinux"),
         .target(
             name: "OperationEngine",
@@ -267,6 +267,13 @@ let package = Package(
             name: "EngineBenchmark",
             dependencies: ["OperationEngine", "Locking"],
             path: "Benchmarks/EngineBenchmark",
+            swiftSettings: strictSettings
+        ),
+        // Two TUN devices joined by a link with a fixed delay and a rate limit, for the benches on a real-looking network.
+        .executableTarget(
+            name: "LinkDelay",
+            dependencies: ["CLinux"],
+            path: "Benchmarks/LinkDelay",
             swiftSettings: strictSettings
         ),
         .executableTarget(

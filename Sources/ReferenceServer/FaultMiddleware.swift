@@ -10,6 +10,9 @@ struct FaultMiddleware: RouterMiddleware {
 
     /// The rules and their counters.
     let plan: FaultPlan
+    /// Whether an image upload cut by `reset` keeps what was read as a partial upload (`resumable-images`), as a
+    /// real connection loss does.
+    let keepsPartialUploads: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let decision = plan.decide(method: request.method.rawValue, path: request.uri.path)
@@ -35,6 +38,17 @@ struct FaultMiddleware: RouterMiddleware {
                                     message: "Fault injected by recipes-server --fault \"\(rule.description)\".", headers: headers)
             return try error.response(from: request, context: context)
         case .reset(let afterBytes):
+            if afterBytes > 0, keepsPartialUploads, Self.isImageUpload(request) {
+                if let cut = try await Self.cut(request.body, after: afterBytes, record: context.record) {
+                    // The route reads the bytes before the cut, then the stream fails as on a connection loss: it
+                    // keeps them as the image's partial upload. Its answer is never sent.
+                    var cutRequest = request
+                    cutRequest.body = RequestBody(asyncSequence: cut)
+                    _ = try? await next(cutRequest, context)
+                }
+                await Self.reset(context.channel)
+                throw ConnectionDropped(fault: rule.action.logName)
+            }
             if afterBytes > 0 {
                 var seen: Int64 = 0
                 for try await chunk in request.body {
@@ -85,6 +99,26 @@ struct FaultMiddleware: RouterMiddleware {
         }
     }
 
+    /// Whether a request sends image bytes (`PUT` or `PATCH /v1/images/…`).
+    static func isImageUpload(_ request: Request) -> Bool {
+        (request.method == .put || request.method == .patch) && request.uri.path.hasPrefix("/v1/images/")
+    }
+
+    /// The first `limit` bytes of `body`, as a body that then fails like a lost connection; nil when the body ended
+    /// before `limit` (its bytes are counted in `record`, and nothing is handed on).
+    static func cut(_ body: RequestBody, after limit: Int64, record: RequestRecord?) async throws -> CutBody? {
+        var chunks: [ByteBuffer] = []
+        var seen: Int64 = 0
+        for try await chunk in body {
+            let wanted = Int(min(Int64(chunk.readableBytes), limit - seen))
+            chunks.append(chunk.getSlice(at: chunk.readerIndex, length: wanted) ?? ByteBuffer())
+            seen += Int64(wanted)
+            if seen >= limit { return CutBody(chunks: chunks) }
+        }
+        for chunk in chunks { record?.received(chunk.readableBytes) }
+        return nil
+    }
+
     /// Closes the connection with a TCP reset (SO_LINGER 0), so the client sees "connection reset by peer".
     static func reset(_ channel: any Channel) async {
         if let provider = channel as? any SocketOptionProvider {
@@ -101,4 +135,25 @@ struct FaultMiddleware: RouterMiddleware {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         return formatter.string(from: date)
     }
+}
+
+/// A request body cut by a `reset` fault: the chunks read before the cut, then the error of a lost connection.
+struct CutBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    /// The bytes before the cut.
+    let chunks: [ByteBuffer]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var chunks: [ByteBuffer]
+        var index = 0
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard index < chunks.count else { throw ConnectionDropped(fault: "reset") }
+            index += 1
+            return chunks[index - 1]
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: chunks) }
 }

@@ -18,14 +18,15 @@ extension FaultRule {
     /// The grammar of `--fault`, printed by `recipes-server --help`.
     public static let syntaxHelp = """
         --fault SPEC (repeatable): "[METHOD] PATH: ACTION [OPTIONS] [SELECTOR]"
-          METHOD  GET, HEAD, PUT, DELETE or *; omitted means any method.
+          METHOD  GET, HEAD, PUT, PATCH, POST, DELETE or *; omitted: any.
           PATH    a pattern; * matches anything, "/" included ("*" = all).
           ACTION  status=CODE [retry-after=SECS | retry-after-date=SECS]
                       answer CODE (200...599) at once (the date form: an
                       HTTP date); 204 and 304 carry no body
                   reset [after=SIZE]
                       read SIZE body bytes (default 0; 100, 64KiB, 2MiB),
-                      then reset the connection (TCP RST)
+                      then reset the connection (TCP RST); an image
+                      PUT or PATCH keeps them as a partial upload
                   lost-ack
                       handle the request (commit it), then close the
                       connection without answering
@@ -70,8 +71,8 @@ extension FaultRule {
             pattern = matchWords[0]
         case 2:
             let word = matchWords[0].uppercased()
-            guard ["GET", "HEAD", "PUT", "DELETE", "*"].contains(word) else {
-                throw fail("unknown method \"\(matchWords[0])\" (use GET, HEAD, PUT, DELETE or *)")
+            guard ["GET", "HEAD", "PUT", "PATCH", "POST", "DELETE", "*"].contains(word) else {
+                throw fail("unknown method \"\(matchWords[0])\" (use GET, HEAD, PUT, PATCH, POST, DELETE or *)")
             }
             method = word == "*" ? nil : word
             pattern = matchWords[1]

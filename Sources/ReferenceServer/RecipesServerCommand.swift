@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 
-/// The `recipes-server` command: parses the options of CONTRACT section 4 and runs the reference server.
+/// The `recipes-server` command: parses the options of docs/recipes-server.md and runs the reference server.
 public struct RecipesServerCommand: AsyncParsableCommand {
     /// The command's name, abstract and the `--fault` grammar shown by `--help`.
     public static let configuration = CommandConfiguration(
@@ -65,6 +65,11 @@ public struct RecipesServerCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not fsync each image before acknowledging it (faster, less durable).")
     public var noFsync = false
 
+    /// The optional requests to answer, as written.
+    @Option(name: .long, help: ArgumentHelp("Optional requests to answer and list in /v1/health: all, none, or a comma-separated "
+                                            + "list of images-missing, recipes-batch, resumable-images.", valueName: "LIST"))
+    public var features = "all"
+
     /// The idle timeout, as written.
     @Option(name: .long, help: ArgumentHelp("Close a connection with no request in progress after DURATION.", valueName: "DURATION"))
     public var idleTimeout = "60s"
@@ -99,6 +104,10 @@ public struct RecipesServerCommand: AsyncParsableCommand {
         for spec in fault {
             do { _ = try FaultRule.parse(spec) } catch { throw ValidationError(error.errorDescription ?? "Bad --fault.") }
         }
+        guard ServerFeature.parseList(features) != nil else {
+            throw ValidationError("--features must be all, none, or a comma-separated list of "
+                                  + "\(ServerFeature.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(features)\".")
+        }
         _ = try timeouts()
     }
 
@@ -128,7 +137,8 @@ public struct RecipesServerCommand: AsyncParsableCommand {
         let configuration = ReferenceServerConfiguration(
             dataDirectory: data, host: host, port: port,
             token: Self.effectiveToken(option: token, environment: ProcessInfo.processInfo.environment), maxImageBytes: maxImageBytes,
-            requestLogPath: requestLog, faults: rules, synchronousImageWrites: !noFsync, timeouts: try timeouts())
+            requestLogPath: requestLog, faults: rules, synchronousImageWrites: !noFsync, timeouts: try timeouts(),
+            features: ServerFeature.parseList(features) ?? ServerFeature.all)
         let server: ReferenceServer
         do { server = try ReferenceServer(configuration: configuration) } catch {
             FileHandle.standardError.write(Data("recipes-server: \(error.message)\n".utf8))

@@ -11,6 +11,7 @@ public struct ReferenceServer: Sendable {
     private let database: ServerDatabase
     private let changeSignal: ChangeSignal
     private let images: ImageStore
+    private let partials: PartialUploads
     private let requestLog: RequestLog?
     private let plan: FaultPlan
     private let logger: Logger
@@ -27,6 +28,8 @@ public struct ReferenceServer: Sendable {
         database = try ServerDatabase(path: configuration.dataDirectory + "/server.sqlite3")
         changeSignal = ChangeSignal(latest: database.lastSequenceAtOpen)
         images = try ImageStore(directory: configuration.dataDirectory + "/images", synchronous: configuration.synchronousImageWrites)
+        partials = try PartialUploads(directory: configuration.dataDirectory + "/uploads", database: database,
+                                      lifetime: configuration.partialLifetime)
         requestLog = try configuration.requestLogPath.map { (path) throws(ServerSetupError) in try RequestLog(path: path) }
         plan = FaultPlan(rules: configuration.faults)
     }
@@ -35,14 +38,16 @@ public struct ReferenceServer: Sendable {
     func makeApplication(onListening: @escaping @Sendable (String) async -> Void) -> some ApplicationProtocol {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: RequestRecordMiddleware(log: requestLog))
-        if !plan.rules.isEmpty { router.add(middleware: FaultMiddleware(plan: plan)) }
+        if !plan.rules.isEmpty { router.add(middleware: FaultMiddleware(plan: plan, keepsPartialUploads: configuration.features.contains(.resumableImages))) }
         router.add(middleware: ErrorBodyMiddleware())
         if let token = configuration.token { router.add(middleware: BearerTokenMiddleware(token: Array(token.utf8))) }
-        ServerRoutes(database: database, changeSignal: changeSignal, images: images, maxImageBytes: configuration.maxImageBytes)
+        ServerRoutes(database: database, changeSignal: changeSignal, images: images, partials: partials,
+                     maxImageBytes: configuration.maxImageBytes, features: configuration.features)
             .register(on: router)
 
         let host = configuration.host
-        let preflight = RequestPreflight(token: configuration.token.map { Array($0.utf8) }, maxImageBytes: configuration.maxImageBytes)
+        let preflight = RequestPreflight(token: configuration.token.map { Array($0.utf8) }, maxImageBytes: configuration.maxImageBytes,
+                                         features: configuration.features)
         let timeouts = configuration.timeouts
         return Application(
             router: router,

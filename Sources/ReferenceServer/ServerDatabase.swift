@@ -45,6 +45,15 @@ public final class ServerDatabase: Sendable {
         }
     }
 
+    /// Which of `names` are stored images (one query for up to 1000 names).
+    public func storedImages(among names: [String]) async throws -> Set<String> {
+        guard !names.isEmpty else { return [] }
+        return try await pool.read { db in
+            let marks = Array(repeating: "?", count: names.count).joined(separator: ",")
+            return Set(try String.fetchAll(db, sql: "SELECT sha256 FROM image WHERE sha256 IN (\(marks))", arguments: StatementArguments(names)))
+        }
+    }
+
     /// The stored image's metadata, or nil.
     public func image(sha256: String) async throws -> ImageInfo? {
         try await pool.read { db in
@@ -94,6 +103,17 @@ enum ServerSchema {
                 INSERT INTO change (key) SELECT key FROM recipe ORDER BY updatedAt, key;
                 """)
             try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('serverId', ?)", arguments: [UUID().uuidString.lowercased()])
+        }
+        // Resumable images (issue 28): the partial uploads kept under DIR/uploads/, one per image.
+        migrator.registerMigration("v3-partial-uploads") { db in
+            try db.execute(sql: """
+                CREATE TABLE partialUpload (
+                    sha256 TEXT PRIMARY KEY NOT NULL,
+                    contentType TEXT NOT NULL,
+                    length INTEGER NOT NULL,
+                    startedAt REAL NOT NULL
+                );
+                """)
         }
         return migrator
     }

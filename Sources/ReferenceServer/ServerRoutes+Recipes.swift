@@ -21,7 +21,15 @@ extension ServerRoutes {
             throw ServerError(status: .unsupportedMediaType, code: "unsupported-media-type",
                               message: "Send the recipe with Content-Type: application/json.")
         }
-        let data = try await recipeBody(request, context)
+        let data = try await jsonBody(request, context, limit: Self.maxRecipeBytes, tooLarge: recipeTooLarge())
+        let answer = try await writeRecipe(identifier: identifier, precondition: precondition, document: data)
+        return Self.written(answer.identifier, version: answer.version ?? 0, status: answer.status)
+    }
+
+    /// Validates and carries out one conditional recipe write: what `PUT /v1/recipes/{identifier}` does once its body
+    /// is read, and what each `document` write of a batch does. A refusal is thrown as the `PUT` answers it.
+    func writeRecipe(identifier: String, precondition: WritePrecondition, document data: Data) async throws -> RecipeWriteAnswer {
+        guard precondition != .none else { throw ServerError.preconditionRequired(for: "PUT") }
         let recipe = try RecipeDocument.validate(data, pathIdentifier: identifier)
         switch try await database.putRecipe(recipe, document: data, precondition: precondition) {
         case .unknownImage(let sha):
@@ -30,9 +38,9 @@ extension ServerRoutes {
             if let sequence { changeSignal.published(sequence) }
             switch decision {
             case .create(let version), .recreate(let version):
-                return Self.written(recipe.identifier, version: version, status: .created)
+                return RecipeWriteAnswer(identifier: recipe.identifier, status: .created, version: version, deleted: false)
             case .update(let version), .alreadyStored(let version):
-                return Self.written(recipe.identifier, version: version, status: .ok)
+                return RecipeWriteAnswer(identifier: recipe.identifier, status: .ok, version: version, deleted: false)
             case .stale(let version, let deleted):
                 throw ServerError.stale(version: version, deleted: deleted)
             case .wrongVersion(let expected):
@@ -43,15 +51,15 @@ extension ServerRoutes {
         }
     }
 
-    /// Reads a recipe body (at most `maxRecipeBytes`, exactly its `Content-Length`).
-    private func recipeBody(_ request: Request, _ context: ServerRequestContext) async throws -> Data {
+    /// Reads a JSON request body (at most `limit` bytes, else `tooLarge`; exactly its `Content-Length`).
+    func jsonBody(_ request: Request, _ context: ServerRequestContext, limit: Int, tooLarge: ServerError) async throws -> Data {
         let length = request.headers[.contentLength].flatMap(Int.init)
-        if let length, length > Self.maxRecipeBytes { throw recipeTooLarge() }
+        if let length, length > limit { throw tooLarge }
         var buffer = ByteBuffer()
         do {
             for try await chunk in request.body {
                 context.record?.received(chunk.readableBytes)
-                guard buffer.readableBytes + chunk.readableBytes <= Self.maxRecipeBytes else { throw recipeTooLarge() }
+                guard buffer.readableBytes + chunk.readableBytes <= limit else { throw tooLarge }
                 var chunk = chunk
                 buffer.writeBuffer(&chunk)
             }
@@ -72,7 +80,7 @@ extension ServerRoutes {
         return Data(buffer: buffer)
     }
 
-    private func recipeTooLarge() -> ServerError {
+    func recipeTooLarge() -> ServerError {
         ServerError(status: .contentTooLarge, code: "too-large",
                     message: "The recipe document is larger than \(Self.maxRecipeBytes) bytes; shorten it.")
     }
@@ -95,14 +103,20 @@ extension ServerRoutes {
     /// `DELETE /v1/recipes/{uuid}`: a conditional delete (`RecipeDeleteDecision`).
     func deleteRecipe(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let identifier = try identifier(context)
-        let precondition = try WritePrecondition.parse(request.headers)
+        let answer = try await removeRecipe(identifier: identifier, precondition: try WritePrecondition.parse(request.headers))
+        return answer.version.map { Response(status: .noContent, headers: [.eTag: Self.eTag($0)]) } ?? Response(status: .noContent)
+    }
+
+    /// Carries out one conditional delete: what `DELETE /v1/recipes/{identifier}` does, and each `delete` write of a
+    /// batch. A refusal is thrown as the `DELETE` answers it.
+    func removeRecipe(identifier: String, precondition: WritePrecondition) async throws -> RecipeWriteAnswer {
         let (decision, sequence) = try await database.deleteRecipe(identifier: identifier, precondition: precondition)
         if let sequence { changeSignal.published(sequence) }
         switch decision {
         case .tombstone(let version), .alreadyDeleted(let version?):
-            return Response(status: .noContent, headers: [.eTag: Self.eTag(version)])
+            return RecipeWriteAnswer(identifier: identifier, status: .noContent, version: version, deleted: true)
         case .alreadyDeleted(nil):
-            return Response(status: .noContent)
+            return RecipeWriteAnswer(identifier: identifier, status: .noContent, version: nil, deleted: true)
         case .stale(let version):
             throw ServerError.stale(version: version, deleted: false)
         case .preconditionRequired:
@@ -142,4 +156,17 @@ extension ServerError {
             : "Send PUT with If-Match: \"<version>\" (the server version the draft is based on) or If-None-Match: * (a recipe new to the server)."
         return ServerError(status: .preconditionRequired, code: "precondition-required", message: what)
     }
+}
+
+/// What a stored (or already stored) recipe write answered: its status, the version it names and whether that version
+/// is a tombstone. A batch reports it per write as the write's own request would have answered.
+struct RecipeWriteAnswer: Sendable, Equatable {
+    /// The recipe UUID as the document (or the path) wrote it.
+    var identifier: String
+    /// `201`, `200` or `204`.
+    var status: HTTPResponse.Status
+    /// The version stored or found; nil for a delete of a recipe never stored.
+    var version: Int?
+    /// Whether that version is a tombstone.
+    var deleted: Bool
 }

@@ -1,6 +1,6 @@
 import HTTPTypes
 
-/// The precondition a recipe write carries (CONTRACT section 3): the server version it was based on, or "new".
+/// The precondition a recipe write carries (docs/http-api.md): the server version it was based on, or "new".
 public enum WritePrecondition: Sendable, Equatable {
     /// `If-Match: "<base>"`: the write is based on server version `base`.
     case basedOn(Int)
@@ -73,7 +73,7 @@ public enum RecipePutDecision: Sendable, Equatable {
     /// The body's `version` is not base + 1 (1 for a new recipe): `422`.
     case wrongVersion(expected: Int)
 
-    /// Decides a recipe PUT (CONTRACT section 3); a pure function, tested from a table.
+    /// Decides a recipe PUT (docs/http-api.md); a pure function, tested from a table.
     ///
     /// Order: no precondition → 428; a body version that is not base + 1 → 422; the same version and document
     /// already stored → 200 (the retry of a lost answer); then the precondition against what is stored.
@@ -119,7 +119,7 @@ public enum RecipeDeleteDecision: Sendable, Equatable {
     /// No `If-Match`: `428`.
     case preconditionRequired
 
-    /// Decides a recipe DELETE (CONTRACT section 3); a pure function, tested from a table.
+    /// Decides a recipe DELETE (docs/http-api.md); a pure function, tested from a table.
     ///
     /// Only `If-Match` applies: `If-None-Match: *` cannot delete anything and is answered `428` like no header.
     public static func decide(_ precondition: WritePrecondition, stored: StoredRecipe?) -> RecipeDeleteDecision {

@@ -107,6 +107,16 @@ public final class AtomicFile: Sendable {
         self.init(folder: AT_FDCWD, name: path, temporaryPath: path, stage: .open(descriptor: descriptor), reused: true)
     }
 
+    /// Takes the existing file at `path` as the temporary file, to add to it: bytes written go after its last byte.
+    ///
+    /// For a file kept between writers (a partial upload resumed later). The file is not created when missing, and a
+    /// symbolic link at `path` is not followed; like any temporary file it is removed unless committed or kept.
+    public convenience init(appendingTo path: String) throws(ErrnoError) {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ErrnoError(errno, .open, path: path) }
+        self.init(folder: AT_FDCWD, name: path, temporaryPath: path, stage: .open(descriptor: descriptor), reused: false)
+    }
+
     /// Takes over the complete temporary file at `temporaryPath`, written and closed earlier by a value that `keep()`
     /// released it from, so as to commit or discard it.
     public convenience init(adopting temporaryPath: String) {

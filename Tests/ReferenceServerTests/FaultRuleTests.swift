@@ -29,6 +29,8 @@ struct FaultRuleTests {
         #expect(try FaultRule.parse("GET /v1/images/*: truncate=64KiB first=1").action == .truncate(afterBytes: 65536))
         #expect(try FaultRule.parse("GET /v1/changes: truncate=0").action == .truncate(afterBytes: 0))
         #expect(try FaultRule.parse("GET /v1/changes: throttle=1KiB").action == .throttle(bytesPerSecond: 1024))
+        #expect(try FaultRule.parse("POST /v1/recipes/batch: lost-ack first=1").method == "POST")
+        #expect(try FaultRule.parse("patch /v1/images/*: reset after=1MiB").method == "PATCH")
     }
 
     @Test("a bad SPEC is refused with a message naming the problem", arguments: [
@@ -40,7 +42,7 @@ struct FaultRuleTests {
         ("PUT /x: status=100", "status must be an HTTP status 200...599"),
         ("PUT /x: status=199", "status must be an HTTP status 200...599"),
         ("PUT /x: status=600", "status must be an HTTP status 200...599"),
-        ("POST /x: stall", "unknown method"),
+        ("TRACE /x: stall", "unknown method"),
         ("GET /x: truncate", "truncate needs a size"),
         ("GET /x: throttle=0", "throttle needs a positive size"),
         ("GET /x: throttle=fast", "throttle needs a positive size"),

@@ -36,7 +36,7 @@ struct ImageRouteTests {
             let image = Fixture.image()
             let answer = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(Fixture.sha256(image))",
                                                       headers: ["Content-Type": "image/png", "Expect": "100-continue"],
-                                                      declaredLength: image.count, readTimeout: 5)
+                                                      declaredLength: image.count, readTimeout: 30)
             #expect(answer.status == 100)
         }
     }
@@ -98,7 +98,7 @@ struct ImageRouteTests {
             // Only the head is sent: a client waiting for 100 Continue before sending 500 MiB.
             let answer = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(sha)",
                                                       headers: ["Content-Type": "image/png", "Expect": "100-continue"],
-                                                      declaredLength: 500 << 20, readTimeout: 5)
+                                                      declaredLength: 500 << 20, readTimeout: 30)
             #expect(answer.status == 413)
             #expect(answer.json["error"] as? String == "too-large")
             #expect(answer.header("connection") == "close")
@@ -115,7 +115,7 @@ struct ImageRouteTests {
             let image = Fixture.image()
             let answer = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(Fixture.sha256(image))",
                                                       headers: ["Content-Type": "image/png", "Expect": "100-continue"],
-                                                      declaredLength: image.count, readTimeout: 5)
+                                                      declaredLength: image.count, readTimeout: 30)
             #expect(answer.status == 401)
             #expect(answer.json["error"] as? String == "unauthorized")
             #expect(try server.storedImages().isEmpty)

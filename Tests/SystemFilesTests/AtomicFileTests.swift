@@ -144,6 +144,34 @@ struct AtomicFileTests {
         #expect(try folder.contents("target") == Data("target".utf8))
     }
 
+    @Test("a file appended to keeps its bytes and gets the new ones after them; kept, it stays; committed, it moves whole")
+    func appendKeepCommit() throws {
+        let folder = try ScratchFolder()
+        try Data("first,".utf8).write(to: URL(fileURLWithPath: folder.path("partial")))
+        let more = try AtomicFile(appendingTo: folder.path("partial"))
+        try more.write(Data("second,".utf8))
+        _ = try more.keep()
+        #expect(try folder.contents("partial") == Data("first,second,".utf8))
+        let last = try AtomicFile(appendingTo: folder.path("partial"))
+        try last.write(Data("third".utf8))
+        try last.commit(to: folder.path("whole"))
+        #expect(folder.names() == ["whole"])
+        #expect(try folder.contents("whole") == Data("first,second,third".utf8))
+    }
+
+    @Test("appending to a missing file or a symbolic link is refused; a file appended to and discarded is removed")
+    func appendRefusedAndDiscarded() throws {
+        let folder = try ScratchFolder()
+        #expect(throws: ErrnoError(ENOENT, .open, path: folder.path("gone"))) { try AtomicFile(appendingTo: folder.path("gone")) }
+        try Data("target".utf8).write(to: URL(fileURLWithPath: folder.path("target")))
+        try FileManager.default.createSymbolicLink(atPath: folder.path("link"), withDestinationPath: folder.path("target"))
+        #expect(throws: ErrnoError(ELOOP, .open, path: folder.path("link"))) { try AtomicFile(appendingTo: folder.path("link")) }
+        let dropped = try AtomicFile(appendingTo: folder.path("target"))
+        try dropped.write(Data("more".utf8))
+        dropped.discard()
+        #expect(folder.names() == ["link"])
+    }
+
     @Test("a kept file stays whole under its temporary name; adopted later, it is committed, or discarded")
     func keepAndAdopt() throws {
         let folder = try ScratchFolder()
