@@ -11,8 +11,9 @@ export PATH="$PATH:/opt/swift/usr/bin"
 export RECIPES_MEALIE_TESTS=1
 export RECIPES_MEALIE_PIDFILE="${RECIPES_MEALIE_PIDFILE:-$PWD/$BUILD/mealie-test-peer.pid}"
 
-# Stops the Mealie the pid file names when it is still that uvicorn (a recycled pid is left alone), removes its
-# data folder (only mealie-up.sh's /tmp/mealie-data.*) and the pid file.
+# Stops the Mealie the pid file names when it is still that uvicorn, serving that data folder (a recycled pid, or
+# another engineer's Mealie, is left alone), removes its data folder (only mealie-up.sh's /tmp/mealie-data.*) and
+# the pid file.
 stop_peer() {
   [[ -f "$RECIPES_MEALIE_PIDFILE" ]] || return 0
   local pid data
@@ -20,7 +21,8 @@ stop_peer() {
   data="$(sed -n 's/^data=//p' "$RECIPES_MEALIE_PIDFILE")"
   # A start cut short before the pid file had the pid: mealie-up.sh wrote it into the data folder at launch.
   if [[ -z "$pid" && -f "$data/mealie.pid" ]]; then pid="$(cat "$data/mealie.pid")"; fi
-  if [[ -n "$pid" ]] && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q 'uvicorn.*mealie.app'; then
+  if [[ -n "$pid" ]] && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q 'uvicorn.*mealie.app' \
+     && tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qxF "DATA_DIR=$data"; then
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true

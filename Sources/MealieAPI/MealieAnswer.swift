@@ -74,6 +74,21 @@ public enum MealieAnswer {
         }
     }
 
+    /// The `ETag` of an image answer (`imageProbe`'s `206`, or a whole `200`): Starlette's `"<md5 of mtime and size>"`,
+    /// nil when Mealie has no image there (`404`). Another status, or an answer without an `ETag`, is an error.
+    public static func imageETag(_ response: HTTPResponse) -> Result<String?, MealieAnswerError> {
+        let request = "the request for an image"
+        if response.status == 404 { return .success(nil) }
+        guard response.status == 206 || response.status == 200 else {
+            return .failure(MealieAnswerError(status: response.status, request: request,
+                                              problem: .unexpectedStatus(expected: "206", mealieSays: MealieErrorBody.message(in: response.body))))
+        }
+        guard let etag = response.header("etag")?.trimmingCharacters(in: .whitespaces), !etag.isEmpty, etag.count <= 200 else {
+            return .failure(MealieAnswerError(status: response.status, request: request, problem: .missingField(path: "the ETag header")))
+        }
+        return .success(etag)
+    }
+
     /// A page of `GET /api/recipes` asked for with `perPage=pageSize`: its counts and stamps, checked against each
     /// other (at most `pageSize` items, no more than `total`, a `total` from 0 to a billion). The other counts
     /// (`page`, `per_page`, `total_pages`) are not read: the sync asks for page 1 after a cursor, and `next` is a

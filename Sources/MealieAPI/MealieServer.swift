@@ -89,6 +89,12 @@ public struct MealieServer: Sendable, Equatable {
         HTTPRequest(method: .get, url: imageURL(id: id))
     }
 
+    /// A ranged `GET` of the image's first byte (`206` with its `ETag`; Mealie's media route answers no `HEAD`, `405`,
+    /// and no `If-None-Match`): whether the file was written again since, for the price of one byte.
+    public func imageProbe(id: UUID) -> HTTPRequest {
+        HTTPRequest(method: .get, url: imageURL(id: id), headers: ["Range": "bytes=0-0"], answerDeadline: Self.answerDeadline)
+    }
+
     // MARK: Lists
 
     /// A page of the recipes written after `cursor` (all of them when nil), oldest write first: see `ChangeFeed`.

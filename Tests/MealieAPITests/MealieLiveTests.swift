@@ -44,6 +44,33 @@ struct MealieLiveTests {
         #expect(try await session.recipes(named: name) == [name])
     }
 
+    @Test("Imports sent side by side collide in Mealie's one temporary file; read back by id, each converges on one recipe")
+    func concurrentImports() async throws {
+        let session = try await MealieSession.shared()
+        let recipes = (0..<8).map { _ in UUID() }.map { ($0, "Side by side \($0.uuidString.prefix(8))") }
+        let all = try await withThrowingTaskGroup(of: [String].self) { group in
+            for (id, name) in recipes { group.addTask { try await Self.create(id: id, name: name, session: session) } }
+            return try await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        #expect(all.allSatisfy { $0.last == "created" })
+        for (id, name) in recipes {
+            #expect(try await session.recipes(named: name) == [name])
+            #expect(try await session.stamp(id: id).name == name)
+        }
+    }
+
+    @Test("A recipe whose UUID is not version 4 is refused by the import under it, and created under its derived id")
+    func derivedID() async throws {
+        let session = try await MealieSession.shared()
+        let uuid = try #require(UUID(uuidString: "01890a5d-ac96-774b-bcce-\(String(format: "%012x", Int.random(in: 0..<(1 << 40))))"))
+        let refused = try await session.send(session.server.importRecipe(try Self.importForm(id: uuid, name: "Version 7")))
+        #expect(refused.status == 500)
+        #expect(try MealieAnswer.recipe(await session.send(session.server.recipe(id: uuid)), id: uuid).get() == nil)
+        let id = MealieRecipeID.of(uuid)
+        let name = "Derived \(id.uuidString.prefix(8))"
+        #expect(try await Self.create(id: id, name: name, session: session) == ["readBack 201", "created"])
+    }
+
     @Test("A lost answer (the import reached Mealie, its answer was dropped) is sent again and converges on one recipe")
     func lostAnswer() async throws {
         let instance = try await MealiePeer.shared()
@@ -127,6 +154,12 @@ struct MealieLiveTests {
         #expect(after.updatedAt > created.updatedAt)
         #expect(try await upload(png, "png", "image/png") == first) // Mealie's encoding is deterministic
         #expect(try await upload(first, "webp", "image/webp") != first) // and re-encodes what it served
+        // The probe: one byte and the file's ETag, which a new upload of even the same image changes.
+        let probe = try await session.send(session.server.imageProbe(id: created.id))
+        #expect(probe.status == 206 && probe.body.count == 1)
+        let etag = try MealieAnswer.imageETag(probe).get()
+        _ = try await upload(png, "png", "image/png")
+        #expect(try MealieAnswer.imageETag(await session.send(session.server.imageProbe(id: created.id))).get() != etag)
         let byID = try await session.send(session.server.uploadImage(slug: created.id.uuidString.lowercased(),
                                                                       MultipartForm.imageUpload(png, fileExtension: "png", mediaType: "image/png", boundary: "b")!))
         #expect(byID.status == 404)

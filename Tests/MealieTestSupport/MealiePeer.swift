@@ -103,15 +103,12 @@ public enum MealiePeer {
         let started = ContinuousClock.now
         let (status, output) = try ChildProcess.run(["/bin/bash", "-c", ChildProcess.closingInheritedDescriptors, script],
                                                      environment: ["MEALIE_DATA_DIR": data], standardErrorPath: logPath)
-        var values: [String: String] = [:]
-        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            values[String(line[..<equals])] = String(line[line.index(after: equals)...])
-        }
+        let values = Self.values(String(decoding: output, as: UTF8.self))
         guard status == 0, let url = values["MEALIE_URL"], let token = values["MEALIE_TOKEN"],
               let pid = values["MEALIE_PID"].flatMap({ Int32($0) })
         else {
-            stopRecorded()
+            stop(dataDirectory: data, pid: nil)
+            forgetRegistry(ifNaming: data)
             throw PeerError(message: "mealie-up.sh failed (status \(status)); see \(logPath)")
         }
         let instance = Instance(url: url, token: token, pid: pid, dataDirectory: data)
@@ -131,45 +128,58 @@ public enum MealiePeer {
             defer { current = nil }
             return current
         }) else { return }
-        stop(pid: instance.pid, dataDirectory: instance.dataDirectory)
-        try? FileManager.default.removeItem(atPath: registryPath)
+        stop(dataDirectory: instance.dataDirectory, pid: instance.pid)
+        forgetRegistry(ifNaming: instance.dataDirectory)
     }
 
-    /// Stops the Mealie named by the pid file, if it still runs, and removes its data folder and the pid file.
+    /// Stops the Mealie the pid file names, if it still runs, and removes its data folder and the pid file.
     static func stopRecorded() {
         guard let text = try? String(contentsOfFile: registryPath, encoding: .utf8) else { return }
-        var values: [String: String] = [:]
-        for line in text.split(separator: "\n") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            values[String(line[..<equals])] = String(line[line.index(after: equals)...])
-        }
-        if let data = values["data"] {
-            // The pid mealie-up.sh wrote at launch, when the start was cut short before the pid file had it.
-            let launched = (try? String(contentsOfFile: data + "/mealie.pid", encoding: .utf8))
-                .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            if let pid = values["pid"].flatMap({ Int32($0) }) ?? launched {
-                stop(pid: pid, dataDirectory: data)
-            } else if (data as NSString).lastPathComponent.hasPrefix("mealie-data."), data.hasPrefix("/tmp/") {
-                try? FileManager.default.removeItem(atPath: data)
-            }
-        }
+        let values = Self.values(text)
+        if let data = values["data"] { stop(dataDirectory: data, pid: values["pid"].flatMap { Int32($0) }) }
         try? FileManager.default.removeItem(atPath: registryPath)
     }
 
-    /// Ends `pid` if it is still that Mealie (its command line names uvicorn and `mealie.app`: a recycled pid is left
-    /// alone), and removes `dataDirectory` when it is one of mealie-up.sh's (`/tmp/mealie-data.*`).
-    private static func stop(pid: Int32, dataDirectory: String) {
-        let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))).map {
-            String(decoding: $0.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
-        } ?? ""
-        if commandLine.contains("uvicorn"), commandLine.contains("mealie.app") { terminate(pid) }
+    /// Removes the pid file when it still names `dataDirectory` (another test process of this worktree may have
+    /// written its own since: that one is not this process's to forget).
+    private static func forgetRegistry(ifNaming dataDirectory: String) {
+        guard let text = try? String(contentsOfFile: registryPath, encoding: .utf8), values(text)["data"] == dataDirectory else { return }
+        try? FileManager.default.removeItem(atPath: registryPath)
+    }
+
+    /// Ends the Mealie of `dataDirectory` — `pid`, or the pid mealie-up.sh wrote into the folder at launch when a start
+    /// was cut short — if that process is still it: uvicorn serving `mealie.app` with `DATA_DIR` this folder (a
+    /// recycled pid, or another engineer's Mealie, is left alone). Then removes the folder when it is one of
+    /// mealie-up.sh's (`/tmp/mealie-data.*`), keeping Mealie's log beside the pid file.
+    private static func stop(dataDirectory: String, pid: Int32?) {
+        let launched = (try? String(contentsOfFile: dataDirectory + "/mealie.pid", encoding: .utf8))
+            .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if let pid = pid ?? launched, isMealie(pid, dataDirectory: dataDirectory) { terminate(pid) }
         if (dataDirectory as NSString).lastPathComponent.hasPrefix("mealie-data."), dataDirectory.hasPrefix("/tmp/") {
-            // Mealie's own log outlives its data folder, beside the pid file, for a failure to be read afterwards.
             let kept = registryPath + ".server.log"
             try? FileManager.default.removeItem(atPath: kept)
             try? FileManager.default.moveItem(atPath: dataDirectory + "/server.log", toPath: kept)
             try? FileManager.default.removeItem(atPath: dataDirectory)
         }
+    }
+
+    private static func isMealie(_ pid: Int32, dataDirectory: String) -> Bool {
+        func fields(_ name: String) -> [String] {
+            guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/\(name)")) else { return [] }
+            return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        }
+        let commandLine = fields("cmdline")
+        return commandLine.contains { $0.hasSuffix("uvicorn") } && commandLine.contains("mealie.app:app")
+            && fields("environ").contains("DATA_DIR=\(dataDirectory)")
+    }
+
+    private static func values(_ text: String) -> [String: String] {
+        var values: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            values[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return values
     }
 
     /// SIGTERM, up to 10 s for the process to end, then SIGKILL.
