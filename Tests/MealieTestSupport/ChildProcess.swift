@@ -10,19 +10,19 @@ import Glibc
 /// The child starts with no signal blocked: a process spawned from one of the concurrency runtime's threads would
 /// inherit its mask, in which SIGTERM is blocked, and so would the Mealie it starts, which then ignores the SIGTERM
 /// that should stop it.
-enum ChildProcess {
+public enum ChildProcess {
     /// A `bash -c` program that closes every descriptor above 2 it inherited, then runs the script `$0`: this test
     /// process holds sockets of other tests (a loopback server's accepted connections are not close-on-exec), and a
     /// Mealie that inherited one would keep that connection open after the test closed it, its client waiting for an
     /// end that never comes.
-    static let closingInheritedDescriptors = #"""
+    public static let closingInheritedDescriptors = #"""
         for f in /proc/self/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-" 2>/dev/null; fi; done; exec /bin/bash "$0"
         """#
 
     /// Runs `arguments` (the first is the executable's path) with this process's environment plus `environment`,
     /// standard input from `/dev/null`, standard error appended to `standardErrorPath`; its exit status (128 +
     /// signal when a signal ended it) and everything it wrote to standard output.
-    static func run(_ arguments: [String], environment: [String: String], standardErrorPath: String) throws -> (Int32, Data) {
+    public static func run(_ arguments: [String], environment: [String: String], standardErrorPath: String) throws -> (Int32, Data) {
         var descriptors: [Int32] = [0, 0]
         // Close-on-exec at once (Glibc's module has no pipe2), so that no other child started meanwhile keeps the
         // write end, and with it the read below, open.
