@@ -219,12 +219,15 @@ public struct MealieOrganizer: Sendable, Equatable, Hashable {
     public var name: String
     /// Its slug, unique in the group.
     public var slug: String
+    /// A tool's "on hand" flag (nil for tags and categories), to send back as listed.
+    public var onHand: Bool?
 
     /// Creates an organizer.
-    public init(id: UUID, name: String, slug: String) {
+    public init(id: UUID, name: String, slug: String, onHand: Bool? = nil) {
         self.id = id
         self.name = name
         self.slug = slug
+        self.onHand = onHand
     }
 }
 
@@ -233,11 +236,12 @@ struct OrganizerJSON: Decodable {
     let id: String
     let name: String
     let slug: String
+    let onHand: Bool?
 
     func organizer(path: String) -> Result<MealieOrganizer, MealieAnswerError.Problem> {
         guard let uuid = UUID(uuidString: id) else { return .failure(.badValue(path: path + "id", value: id)) }
         guard !name.isEmpty else { return .failure(.badValue(path: path + "name", value: name)) }
         guard RecipeStampJSON.isSlug(slug) else { return .failure(.badValue(path: path + "slug", value: slug)) }
-        return .success(MealieOrganizer(id: uuid, name: name, slug: slug))
+        return .success(MealieOrganizer(id: uuid, name: name, slug: slug, onHand: onHand))
     }
 }

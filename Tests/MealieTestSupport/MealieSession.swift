@@ -84,7 +84,8 @@ public struct MealieSession: Sendable {
     /// callers also count names with that prefix).
     public func recipes(named prefix: String) async throws -> [String] {
         let query = "name LIKE \"\(prefix)%\""
-        let url = "\(server.baseURL)/api/recipes?perPage=-1&queryFilter=\(query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let url = "\(server.baseURL)/api/recipes?perPage=-1&queryFilter=\(query.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")"
         let response = try await send(HTTPRequest(method: .get, url: url))
         guard response.status == 200,
               let page = try JSONSerialization.jsonObject(with: response.body) as? [String: Any],
