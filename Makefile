@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config cron sqlite3 python3 openssl curl bc time iproute2
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
-.PHONY: all deps migrations build client demo-server debug test tsan demo bench install clean
+.PHONY: all deps migrations build client demo-server debug test mealie-tests tsan demo bench install clean
 
 all: build
 
@@ -53,6 +53,12 @@ debug: deps migrations
 test: deps migrations
 	$(SWIFT) build --build-tests --scratch-path $(BUILD)
 	$(SWIFT) test --skip-build --scratch-path $(BUILD)
+
+## mealie-tests: the tests against a real Mealie 2.0, which they start from ../shared/peers/mealie (mealie-up.sh: 5-8 s,
+## minutes the first time on a machine) and stop however they end; skipped, with the reason, when there is no peer
+mealie-tests: deps migrations
+	$(SWIFT) build --build-tests --scratch-path $(BUILD)
+	@BUILD=$(BUILD) ./scripts/mealie-tests.sh
 
 ## tsan: the lock's, the operation engine's, the transport's concurrency and the sync engine's tests under ThreadSanitizer
 ## (two runs: the transport's cancellation tests bound how long a stalled transfer may hold others up, and the sync

@@ -9,6 +9,7 @@
 //                       file calls
 //   OperationEngine     generic operations, conditions, exclusivity, observers, retry, queue
 //   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
+//   MealieAPI           a Mealie 2.x server's requests and answers, and the decisions that need no recipe model
 //   RecipeSync          the sync engine: per-recipe chains (image, then JSON) on the engine, leases, cancellation
 //   CEditLine           libedit for the interactive REPL
 //   RecipesCommandLine  the `recipes` commands and the REPL (executable: recipes)
@@ -100,6 +101,15 @@ let package = Package(
         .target(
             name: "Transport",
             dependencies: ["CCurl", "Locking", "SystemFiles"],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Mealie
+        // A Mealie 2.x server's REST API as plain functions: requests built, answers read into small typed values,
+        // the pull's window, deletions, creation exactly once (docs/mealie.md).
+        .target(
+            name: "MealieAPI",
+            dependencies: ["Transport"],
             swiftSettings: strictSettings
         ),
 
@@ -225,6 +235,25 @@ let package = Package(
             name: "TransportTests",
             dependencies: ["Transport", "Locking", "HTTPTestSupport"],
             exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        // A real Mealie started once per test process through ../shared/peers/mealie/mealie-up.sh (when
+        // RECIPES_MEALIE_TESTS=1, as `make mealie-tests` sets it), stopped at exit or by the next start.
+        .target(
+            name: "MealieTestSupport",
+            dependencies: ["MealieAPI", "Transport", "Locking"],
+            path: "Tests/MealieTestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MealieAPITests",
+            dependencies: ["MealieAPI", "MealieTestSupport", "HTTPTestSupport", "Transport", "Locking"],
+            exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FaultProxyTests",
+            dependencies: ["HTTPTestSupport", "Transport", "Locking"],
             swiftSettings: strictSettings
         ),
         // @@SERVER-TESTS@@ (the server work adds its test targets here)

@@ -69,7 +69,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.progress = progress
         self.answerDeadline = request.answerDeadline.map { UInt64(max(0, $0.milliseconds)) * 1_000_000 }
         switch request.body {
-        case .empty: upload = request.method == .put ? UploadBody(data: Data()) : nil
+        case .empty: upload = request.method.sendsBody ? UploadBody(data: Data()) : nil
         case .data(let data, _): upload = UploadBody(data: data)
         case .file(let path, _): upload = try UploadBody(filePath: path)
         }
@@ -145,7 +145,7 @@ final class CurlTransfer: @unchecked Sendable {
         switch request.method {
         case .get: try easy.set(CURLOPT_HTTPGET, 1)
         case .head: try easy.set(CURLOPT_NOBODY, 1)
-        case .put: break
+        case .put, .post, .patch: break // sent as an upload below, its method named when it is not PUT
         case .delete: try easy.set(CURLOPT_CUSTOMREQUEST, "DELETE")
         }
         if let upload {

@@ -101,6 +101,35 @@ struct HTTPClientRequestTests {
         #expect(server.received.first?.head.headers["content-length"] == "0")
     }
 
+    @Test("POST and PATCH are sent under their own names with the exact body, its Content-Type and Content-Length",
+          arguments: [HTTPMethod.post, .patch])
+    func postAndPatch(method: HTTPMethod) async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 201, body: Data(#""tomato-soup""#.utf8)) }
+        defer { server.stop() }
+        let client = try TestSupport.client()
+        let body = Data(#"{"name":"Tomato soup"}"#.utf8)
+        let response = try await client.send(HTTPRequest(method: method, url: server.baseURL + "/api/recipes",
+                                                         body: .data(body, contentType: "application/json")))
+        #expect(response.status == 201)
+        let received = try #require(server.received.first)
+        #expect(received.head.method == method.rawValue)
+        #expect(received.body == body)
+        #expect(received.head.headers["content-type"] == "application/json")
+        #expect(received.head.headers["content-length"] == String(body.count))
+        #expect(received.head.headers["expect"] == nil)
+    }
+
+    @Test("An empty POST or PATCH sends Content-Length: 0, so the server does not wait for a body", arguments: [HTTPMethod.post, .patch])
+    func emptyPostAndPatch(method: HTTPMethod) async throws {
+        let server = try LoopbackHTTPServer(status: 200)
+        defer { server.stop() }
+        let client = try TestSupport.client()
+        _ = try await client.send(HTTPRequest(method: method, url: server.baseURL + "/x"))
+        let received = try #require(server.received.first)
+        #expect(received.head.method == method.rawValue)
+        #expect(received.head.headers["content-length"] == "0")
+    }
+
     @Test("Extra request headers are sent; a header with a line break is refused before anything is sent")
     func extraHeaders() async throws {
         let server = try LoopbackHTTPServer(status: 200)

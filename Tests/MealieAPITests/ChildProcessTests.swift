@@ -1,0 +1,39 @@
+import Foundation
+import MealieTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("ChildProcess: how the tests start mealie-up.sh")
+struct ChildProcessTests {
+    @Test("Started from a task, the child has no signal blocked (or the Mealie it starts would ignore SIGTERM)")
+    func noSignalBlocked() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let (status, output) = try await Task.detached {
+            try ChildProcess.run(["/bin/bash", "-c", "grep '^SigBlk' /proc/$$/status"], environment: [:], standardErrorPath: log)
+        }.value
+        #expect(status == 0)
+        #expect(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            == "SigBlk:\t0000000000000000")
+    }
+
+    @Test("Through the wrapper, the script inherits no descriptor but 0, 1 and 2 (a test's open socket stays the test's)")
+    func noInheritedDescriptor() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("list.sh").path
+        try "ls /proc/$$/fd | sort -n | tr '\\n' ' '\n".write(toFile: script, atomically: true, encoding: .utf8)
+        let held = open(directory.appendingPathComponent("held").path, O_CREAT | O_WRONLY, 0o600) // not close-on-exec
+        #expect(held > 2)
+        defer { close(held) }
+        let (status, output) = try ChildProcess.run(["/bin/bash", "-c", ChildProcess.closingInheritedDescriptors, script],
+                                                    environment: ["X": "1"], standardErrorPath: directory.appendingPathComponent("log").path)
+        #expect(status == 0)
+        let listed = String(decoding: output, as: UTF8.self).split(separator: " ").compactMap { Int32($0) }
+        #expect(!listed.contains(held))
+        #expect(listed.filter { $0 > 2 && $0 != 255 }.count <= 2, "\(listed)") // the pipe to `sort`, the folder `ls` reads
+    }
+}
