@@ -10,6 +10,8 @@
 //   OperationEngine     generic operations, conditions, exclusivity, observers, retry, queue
 //   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
 //   RecipeSync          the sync engine: per-recipe chains (image, then JSON) on the engine, leases, cancellation
+//   SyncWatch           `recipes sync --watch`: the watcher's event sources (edits, rtnetlink, signals, the long
+//                       poll, the retry timer) running the pure WatchMachine of RecipeModels
 //   CEditLine           libedit for the interactive REPL
 //   RecipesCommandLine  the `recipes` commands and the REPL (executable: recipes)
 //   ReferenceServer     the HTTP contract's reference server (executable: recipes-server)
@@ -79,7 +81,7 @@ let package = Package(
             dependencies: ["Locking", "CLinux"],
             swiftSettings: strictSettings
         ),
-        // Linux calls Swift's Glibc module does not declare (`syncfs`).
+        // Linux calls Swift's Glibc module does not declare (`syncfs`), and rtnetlink's declarations for the watcher.
         .systemLibrary(name: "CLinux"),
         .target(
             name: "OperationEngine",
@@ -110,6 +112,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Watch
+        .target(
+            name: "SyncWatch",
+            dependencies: ["RecipeModels", "RecipeStore", "RecipeSync", "Transport", "Locking", "SystemFiles", "CLinux"],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Command line
         .systemLibrary(
             name: "CEditLine",
@@ -122,6 +131,7 @@ let package = Package(
                 "RecipeModels",
                 "RecipeStore",
                 "RecipeSync",
+                "SyncWatch",
                 "Transport",
                 "Locking",
                 "SystemFiles",
@@ -243,6 +253,14 @@ let package = Package(
                 "ReferenceServer",
                 "RecipesTestSupport", "HTTPTestSupport", "Locking", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SyncWatchTests",
+            dependencies: [
+                "SyncWatch", "RecipeSync", "RecipeStore", "RecipeModels", "Transport", "RecipesTestSupport", "Locking",
+                "CLinux", "ReferenceServer", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
