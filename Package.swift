@@ -288,6 +288,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "EditSignalBenchmark",
+            dependencies: ["RecipeStore", "SyncWatch"],
+            path: "Benchmarks/EditSignalBenchmark",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "SearchBenchmark",
             dependencies: ["RecipeStore"],
             path: "Benchmarks/SearchBenchmark",
