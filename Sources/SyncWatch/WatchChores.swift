@@ -93,6 +93,12 @@ struct WatchChores {
         }
     }
 
+    /// Lets go of the long poll's HTTP client (its thread wakes once a second even with nothing to send) while the
+    /// server cannot be reached; the next long poll makes a new one.
+    mutating func releaseLongPollClient() {
+        poller = nil
+    }
+
     /// Cancels what is still under way and waits for it (the pass has ended: the watcher stops after it).
     mutating func end() async {
         for task in [longPoll, timer, question].compactMap({ $0 }) { task.cancel() }

@@ -70,7 +70,10 @@ public final class Watcher: Sendable {
             let transition = WatchMachine.decide(state, event, now: chores.configuration.settings.now())
             state = transition.state
             if before.network == .offline, state.network == .reachable { output.notice(.online) }
-            if before.network != .offline, state.network == .offline { output.notice(.offline) }
+            if before.network != .offline, state.network == .offline {
+                output.notice(.offline)
+                chores.releaseLongPollClient()
+            }
             for action in transition.actions {
                 if action == .reloadConfiguration {
                     do {
