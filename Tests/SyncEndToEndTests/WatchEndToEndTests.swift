@@ -155,6 +155,22 @@ struct WatchEndToEndTests {
         #expect(text.contains("] watch: stopped"))
     }
 
+    @Test("on a terminal it says once where its events go and how to stop it; Ctrl-C there stops it (exit 0)")
+    func onATerminal() throws {
+        let here = Client()
+        let server = try here.startServer()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/pty_watch.py").path
+        let session = try here.runPython(script)
+        let lines = session.stdout.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains { line in
+            line.hasPrefix("recipes: watching \(here.homePath) (pid ")
+                && line.hasSuffix("); events go to \(here.homePath)/logs/sync.log; Ctrl-C stops")
+        }, "\(session.stdout)")
+        #expect(lines.last == "EXIT 0", "\(session.stdout)")
+        withExtendedLifetime(server) {}
+    }
+
     @Test("with --plain, one line per event on stdout, the watcher's own prefixed `watch:`")
     func plainLines() throws {
         let here = Client()
