@@ -107,7 +107,8 @@ struct WatchNetworkTests {
                 "\(watcher.stdout) \(watcher.stderr)")
         let after = watchNotices(watcher, "sync").dropFirst(passesWhileOffline)
         #expect(after.first?["reason"] as? String == "network", "\(watcher.stdout)")
-        #expect(!watchNotices(watcher, "online").isEmpty)
+        // The pass ends after the upload (its pull of what it wrote), and with it the watcher is online again.
+        #expect(waitUntil(timeout: 60) { !watchNotices(watcher, "online").isEmpty }, "\(watcher.stdout)")
         watcher.send(SIGTERM)
         #expect(watcher.result(timeout: 60).status == 0)
     }
