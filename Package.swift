@@ -11,6 +11,8 @@
 //   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
 //   MealieAPI           a Mealie 2.x server's requests and answers, and the decisions that need no recipe model
 //   RecipeSync          the sync engine: per-recipe chains (image, then JSON) on the engine, leases, cancellation
+//   SyncWatch           `recipes sync --watch`: the watcher's event sources (edits, rtnetlink, signals, the long
+//                       poll, the retry timer) running the pure WatchMachine of RecipeModels
 //   CEditLine           libedit for the interactive REPL
 //   RecipesCommandLine  the `recipes` commands and the REPL (executable: recipes)
 //   ReferenceServer     the HTTP contract's reference server (executable: recipes-server)
@@ -80,7 +82,8 @@ let package = Package(
             dependencies: ["Locking", "CLinux"],
             swiftSettings: strictSettings
         ),
-        // Linux calls Swift's Glibc module does not declare (`syncfs`, `ppoll`) and the TUN device ioctl (LinkDelay).
+        // Linux calls Swift's Glibc module does not declare (`syncfs`, `ppoll`), the TUN device ioctl (LinkDelay), and
+        // rtnetlink's declarations for the watcher.
         .systemLibrary(name: "CLinux"),
         .target(
             name: "OperationEngine",
@@ -120,6 +123,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Watch
+        .target(
+            name: "SyncWatch",
+            dependencies: ["RecipeModels", "RecipeStore", "RecipeSync", "Transport", "Locking", "SystemFiles", "CLinux"],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Command line
         .systemLibrary(
             name: "CEditLine",
@@ -132,6 +142,7 @@ let package = Package(
                 "RecipeModels",
                 "RecipeStore",
                 "RecipeSync",
+                "SyncWatch",
                 "Transport",
                 "Locking",
                 "SystemFiles",
@@ -276,6 +287,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "SyncWatchTests",
+            dependencies: [
+                "SyncWatch", "RecipeSync", "RecipeStore", "RecipeModels", "Transport", "RecipesTestSupport", "Locking",
+                "CLinux", "ReferenceServer", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "SyncEndToEndTests",
             dependencies: [
                 "RecipesExecutable", "RecipesServerExecutable", "RecipesTestSupport", "HTTPTestSupport", "RecipeStore",
@@ -303,6 +322,12 @@ let package = Package(
             name: "LinkDelay",
             dependencies: ["CLinux"],
             path: "Benchmarks/LinkDelay",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "EditSignalBenchmark",
+            dependencies: ["RecipeStore", "SyncWatch"],
+            path: "Benchmarks/EditSignalBenchmark",
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -61,6 +61,28 @@ extension RecipeStore {
         }
     }
 
+    /// The earliest moment after `now` at which a recipe with work left becomes claimable by `owner`: its retry comes
+    /// due (`nextAttemptAt`), or the lease another process holds on a due recipe lapses (should that process stop
+    /// before finishing it); nil when nothing waits for a time. What `recipes sync --watch` arms its timer for.
+    public func earliestRetry(after now: Date, owner: String) throws(StoreError) -> Date? {
+        try read { db in
+            try Double.fetchOne(
+                db,
+                sql: """
+                    SELECT MIN(at) FROM (
+                        SELECT next_attempt_at AS at FROM recipes
+                        WHERE state IN \(Self.unsyncedStates) AND conflicts IS NULL AND next_attempt_at > ?1
+                        UNION ALL
+                        SELECT lease_expires_at FROM recipes
+                        WHERE state IN \(Self.unsyncedStates) AND conflicts IS NULL
+                            AND (next_attempt_at IS NULL OR next_attempt_at <= ?1)
+                            AND lease_owner IS NOT NULL AND lease_owner != ?2 AND lease_expires_at > ?1)
+                    """,
+                arguments: [now.timeIntervalSince1970, owner]
+            ).map { Date(timeIntervalSince1970: $0) }
+        }
+    }
+
     /// The recipes due at `now` (or `ids`), in id order, without claiming them.
     public func dueRecipes(at now: Date, ids: [Int64]? = nil) throws(StoreError) -> [Recipe] {
         try read { db in

@@ -107,14 +107,23 @@ extension RecipeStore {
     /// Runs an edit in one write transaction (see `write`), turning a constraint of the schema that refuses it into
     /// an error in the recipe's words: SQLite's own message (`CHECK constraint failed: …`) never reaches a person.
     /// `uuid` names the recipe an edit creates.
+    ///
+    /// Every edit of every command goes through here: once an edit that changed a row has committed, it wakes the
+    /// home's `recipes sync --watch` (`EditSignal`).
     func edit<T>(creating uuid: UUID? = nil, _ body: (Database) throws -> T) throws(StoreError) -> T {
-        try write { db in
+        var changed = false
+        let result = try write { db in
+            let before = db.totalChangesCount
             do {
-                return try body(db)
+                let result = try body(db)
+                changed = db.totalChangesCount != before
+                return result
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw StoreError.refusedChange(constraintMessage: error.message, uuid: uuid?.lowercasedString)
             }
         }
+        if changed { EditSignal.send(to: home) }
+        return result
     }
 
     /// The row of a recipe that may be edited: it exists and is not deleted.

@@ -48,6 +48,10 @@ public struct RecipesHome: Sendable, Equatable {
     public var logsURL: URL { url.appendingPathComponent("logs") }
     /// The REPL's line history.
     public var historyURL: URL { url.appendingPathComponent("history") }
+    /// The FIFO through which every committed edit wakes `recipes sync --watch` (made by the watcher; see `EditSignal`).
+    public var editSignalURL: URL { url.appendingPathComponent("watch.fifo") }
+    /// The file `recipes sync --watch` holds an exclusive `flock` on while it runs, with its process id inside.
+    public var watchLockURL: URL { url.appendingPathComponent("watch.lock") }
 
     /// The folders recipes writes its own files into and deletes them from; none may be a symbolic link.
     public var ownFolders: [URL] { [mediaURL, outboxURL, imagesURL] }

@@ -66,9 +66,11 @@ public struct ServerAPI: Sendable, Equatable {
         HTTPRequest(method: .get, url: url)
     }
 
-    /// `GET /v1/changes?since=&limit=`: a page of the changes feed.
-    public func changes(since: Int64, limit: Int) -> HTTPRequest {
-        HTTPRequest(method: .get, url: "\(baseURL)/v1/changes?since=\(since)&limit=\(limit)")
+    /// `GET /v1/changes?since=&limit=`: a page of the changes feed; with `wait` (seconds, at most 60), the server holds
+    /// an empty answer until a change exists or the time has passed (the long poll of `recipes sync --watch`).
+    public func changes(since: Int64, limit: Int, wait: Int? = nil) -> HTTPRequest {
+        let held = wait.map { "&wait=\(min(max(0, $0), 60))" } ?? ""
+        return HTTPRequest(method: .get, url: "\(baseURL)/v1/changes?since=\(since)&limit=\(limit)\(held)")
     }
 
     /// The URL of recipe `uuid`.

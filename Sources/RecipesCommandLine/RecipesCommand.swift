@@ -18,7 +18,7 @@ public struct RecipesCommand: AsyncParsableCommand {
         subcommands: [
             EditCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, StatusCommand.self,
             SyncCommand.self, CancelCommand.self, ConflictsCommand.self, ResolveCommand.self, ImportCommand.self, ExportCommand.self, CronCommand.self,
-            ConfigCommand.self, DoctorCommand.self,
+            ServiceCommand.self, ConfigCommand.self, DoctorCommand.self,
         ]
     )
 

@@ -56,6 +56,19 @@ struct ServerAPITests {
         #expect(api.putImage(sha256: Self.sha, path: "/m/x", format: .png).answerDeadline == .seconds(30))
     }
 
+    @Test("a page of the changes feed: since and limit; with wait, a long poll of at most 60 s",
+          arguments: [
+            (nil, "http://h:1/v1/changes?since=7&limit=100"), (50, "http://h:1/v1/changes?since=7&limit=100&wait=50"),
+            (600, "http://h:1/v1/changes?since=7&limit=100&wait=60"), (-3, "http://h:1/v1/changes?since=7&limit=100&wait=0"),
+          ] as [(Int?, String)])
+    func changesRequest(wait: Int?, url: String) throws {
+        let api = try #require(ServerAPI(baseURL: "http://h:1/"))
+        let request = api.changes(since: 7, limit: 100, wait: wait)
+        #expect(request.method == .get)
+        #expect(request.url == url)
+        #expect(request.answerDeadline == nil)  // a long poll's answer is held on purpose
+    }
+
     @Test("PUT and DELETE of a recipe go to /v1/recipes/{lower-case uuid}; the PUT sends the outbox document as JSON")
     func recipeRequests() throws {
         let api = try #require(ServerAPI(baseURL: "https://example.org/base/"))

@@ -194,14 +194,18 @@ final class ServerProcess {
     let dataDirectory: URL
     let requestLogURL: URL
 
-    /// `http://127.0.0.1:PORT`
-    var url: String { "http://127.0.0.1:\(port)" }
+    /// The address it listens on.
+    let host: String
 
-    init(data: URL, requestLog: URL, token: String? = nil, faults: [String] = [],
+    /// `http://HOST:PORT`
+    var url: String { "http://\(host):\(port)" }
+
+    init(data: URL, requestLog: URL, token: String? = nil, faults: [String] = [], host: String = "127.0.0.1",
          sourceLocation: SourceLocation = #_sourceLocation) throws {
         dataDirectory = data
         requestLogURL = requestLog
-        var arguments = ["--data", data.path, "--port", "0", "--request-log", requestLog.path, "--no-fsync"]
+        self.host = host
+        var arguments = ["--data", data.path, "--host", host, "--port", "0", "--request-log", requestLog.path, "--no-fsync"]
         if let token { arguments += ["--token", token] }
         for fault in faults { arguments += ["--fault", fault] }
         child = try ChildProcess(
@@ -212,7 +216,7 @@ final class ServerProcess {
         _ = waitUntil(timeout: 20, interval: 0.01) {
             let text = child.stdout
             if let line = text.split(separator: "\n", omittingEmptySubsequences: false).first, text.contains("\n") {
-                let prefix = "listening on http://127.0.0.1:"
+                let prefix = "listening on http://\(host):"
                 if line.hasPrefix(prefix) { port = Int(line.dropFirst(prefix.count)) }
                 return true
             }

@@ -19,6 +19,10 @@ struct SyncCommand: AsyncParsableCommand {
             Exit status: 0 all requested work is done; 75 some is still waiting (offline, backoff, busy in
             another process, cancelled or edited during the run); 1 some recipe failed or is in conflict; 77 the
             server refused the credentials; 64 usage error.
+            With --watch: keeps running and syncs whenever there is something to do — an edit committed by any
+            recipes process, the network coming back, a change on the server, a retry coming due — and sleeps
+            otherwise. One watcher per home. Output as with --background unless --plain or --json; SIGHUP re-reads
+            the configuration; SIGTERM or Ctrl-C stop it cleanly (exit 0).
             """)
 
     @ParentCommand var root: RecipesCommand
@@ -35,6 +39,10 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(name: .customLong("wait-for-network"),
             help: ArgumentHelp("Wait up to S seconds for an unreachable server to come back.", valueName: "S"))
     var waitForNetwork: Double = 0
+    @Flag(name: .long, help: "Keep running: sync whenever there is something to do, sleep otherwise.")
+    var watch = false
+    @Flag(name: .long, help: "With --watch: one plain line per event on stdout instead of the log.")
+    var plain = false
     @Flag(name: .customLong("pull-only"), help: "Only pull the server's changes.") var pullOnly = false
     @Flag(name: .customLong("push-only"), help: "Only upload this device's changes.") var pushOnly = false
     @Argument(help: "Only these recipes (ids as `recipes list` shows them); only uploaded.") var ids: [Int64] = []
@@ -52,10 +60,27 @@ struct SyncCommand: AsyncParsableCommand {
         guard waitForNetwork.isFinite, waitForNetwork >= 0, waitForNetwork <= 86_400 else {
             throw ValidationError("--wait-for-network takes seconds from 0 to 86400")
         }
+        if plain && !watch {
+            throw ValidationError("--plain goes with --watch; without it, output that is not a terminal is plain already")
+        }
+        if plain && json { throw ValidationError("--plain and --json exclude each other; give one, or neither for the log") }
+        guard watch else { return }
+        if !ids.isEmpty { throw ValidationError("--watch syncs every recipe that needs it; it takes no ids") }
+        if pullOnly || pushOnly { throw ValidationError("--watch syncs both ways; it takes neither --pull-only nor --push-only") }
+        if waitForNetwork != 0 {
+            throw ValidationError("--watch waits for the network by itself; leave --wait-for-network out")
+        }
     }
 
     func run() async throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
+        if watch {
+            let watching = WatchInvocation(
+                jobs: jobs, maxWait: maxWait, mode: json ? .json : plain ? .plain : .background)
+            let status = await watching.run(context: context)
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
         let status = await Self.run(invocation(environment: context.environment), context: context)
         if status != 0 { throw ExitCode(status) }
     }

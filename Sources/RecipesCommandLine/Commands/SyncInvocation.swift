@@ -75,7 +75,7 @@ struct SyncInvocation: Equatable {
     }
 
     /// The server, token and CA bundle of `configuration`; throws when its server URL is not one `ServerAPI` takes.
-    private static func settings(_ configuration: ClientConfiguration) throws -> SyncSettings {
+    static func settings(_ configuration: ClientConfiguration) throws -> SyncSettings {
         var api: ServerAPI?
         if let url = configuration.serverURL {
             guard let parsed = ServerAPI(baseURL: url) else { throw ConfigKey.invalidServerURL }

@@ -1,0 +1,254 @@
+import Foundation
+
+extension WatchMachine {
+    /// What `event` at `now` does to `state`: the next state and the actions, in order.
+    public static func decide(_ state: State, _ event: Event, now: Date) -> Transition {
+        var decision = Decision(state: state, now: now)
+        decision.handle(event)
+        return Transition(state: decision.state, actions: decision.actions)
+    }
+
+    /// The delay before renewing a long poll after `failures` failures in a row: 1 s, doubling, at most
+    /// `longestLongPollDelay`; a `Retry-After` the server gave wins when it is longer (up to `longestRetryAfter`).
+    public static func longPollDelay(failures: Int, retryAfter: TimeInterval?) -> TimeInterval {
+        let doubling = min(longestLongPollDelay, pow(2, Double(max(0, min(failures, 30) - 1))))
+        guard let retryAfter, retryAfter.isFinite else { return doubling }
+        return max(doubling, min(max(0, retryAfter), longestRetryAfter))
+    }
+}
+
+/// One decision under way: the state as it changes and the actions gathered.
+private struct Decision {
+    var state: WatchMachine.State
+    let now: Date
+    var actions: [WatchMachine.Action] = []
+
+    init(state: WatchMachine.State, now: Date) {
+        self.state = state
+        self.now = now
+    }
+
+    mutating func handle(_ event: WatchMachine.Event) {
+        switch state.phase {
+        case .stopped:
+            return
+        case .stopping:
+            // Only the end of the interrupted pass matters now.
+            if case .passEnded = event { stop() }
+            return
+        case .idle, .syncing:
+            break
+        }
+        switch event {
+        case .started:
+            startPass()
+        case .localEdit:
+            askForPass()
+        case .networkChanged:
+            networkChanged()
+        case .reachabilityAnswered(let reachable):
+            reachabilityAnswered(reachable)
+        case .longPollAnswered(let answer):
+            longPollAnswered(answer)
+        case .passEnded(let end):
+            passEnded(end)
+        case .timerFired:
+            state.timer = nil
+            guard state.network != .offline, state.halted == nil else { return }
+            askForPass()
+        case .hangUp:
+            if state.phase == .syncing {
+                state.reloadWanted = true
+                state.passWanted = true
+            } else {
+                actions.append(.reloadConfiguration)
+                state.halted = nil
+                state.network = .unknown
+                startPass()
+            }
+        case .terminate:
+            cancelLongPoll()
+            cancelTimer()
+            state.debounce = nil
+            if state.phase == .syncing {
+                actions.append(.interruptPass)
+                state.phase = .stopping
+            } else {
+                stop()
+            }
+        }
+    }
+
+    // MARK: Passes
+
+    /// A pass now, or one more after the pass under way.
+    mutating func askForPass() {
+        if state.phase == .syncing {
+            state.passWanted = true
+        } else {
+            startPass()
+        }
+    }
+
+    /// Starts a pass: it pulls (so the long poll has nothing to add meanwhile) and re-arms the timer when it ends.
+    mutating func startPass() {
+        cancelLongPoll()
+        cancelTimer()
+        state.debounce = nil
+        state.passWanted = false
+        state.networkChangedDuringPass = false
+        state.phase = .syncing
+        actions.append(.startPass)
+    }
+
+    mutating func passEnded(_ end: WatchMachine.PassEnd) {
+        guard state.phase == .syncing else { return }
+        state.phase = .idle
+        let networkChanged = state.networkChangedDuringPass
+        state.networkChangedDuringPass = false
+        switch end {
+        case .done, .backoff:
+            state.network = .reachable
+            state.halted = nil
+        case .waitingForNetwork:
+            state.network = .offline
+            state.halted = nil
+        case .credentialsRefused:
+            state.halted = .credentialsRefused
+        case .setupError:
+            state.halted = .setupError
+        }
+        if state.reloadWanted {
+            state.reloadWanted = false
+            actions.append(.reloadConfiguration)
+            state.halted = nil
+            state.network = .unknown
+            startPass()
+            return
+        }
+        // What asked for a pass meanwhile is served now, unless a person must act first.
+        if state.passWanted, state.halted == nil {
+            startPass()
+            return
+        }
+        state.passWanted = false
+        switch end {
+        case .done:
+            renewLongPoll()
+        case .backoff(let until):
+            renewLongPoll()
+            armTimer(at: until)
+        case .waitingForNetwork:
+            // The notice that came during the pass may have been the network coming back after the pass found it gone.
+            if networkChanged { debounceNetworkChange() }
+        case .credentialsRefused, .setupError:
+            break
+        }
+    }
+
+    // MARK: The network
+
+    mutating func networkChanged() {
+        guard state.halted == nil else { return }
+        if state.phase == .syncing {
+            state.networkChangedDuringPass = true
+        } else {
+            debounceNetworkChange()
+        }
+    }
+
+    /// Puts the reachability question off until the notices have been quiet for `debounce`, at most
+    /// `longestDebounce` after the first of the burst.
+    mutating func debounceNetworkChange() {
+        let since = state.debounce?.since ?? now
+        let until = min(now + WatchMachine.debounce, since + WatchMachine.longestDebounce)
+        state.debounce = WatchMachine.Debounce(since: since, until: until)
+        actions.append(.askReachability(at: until))
+    }
+
+    mutating func reachabilityAnswered(_ reachable: Bool) {
+        state.debounce = nil
+        // A pass under way finds out for itself; a halted watcher waits for a person.
+        guard state.phase == .idle, state.halted == nil else { return }
+        if reachable {
+            if state.network == .reachable {
+                // Still reachable, perhaps along another route: the long poll's connection may be gone with the old one.
+                renewLongPoll()
+            } else {
+                startPass()
+            }
+        } else {
+            state.network = .offline
+            cancelLongPoll()
+            cancelTimer()
+        }
+    }
+
+    // MARK: The long poll
+
+    mutating func longPollAnswered(_ answer: WatchMachine.LongPollAnswer) {
+        // An answer that overtook its cancellation (a pass started, the network went) is old news.
+        guard state.longPolling, state.phase == .idle else { return }
+        switch answer {
+        case .changes:
+            state.longPolling = false
+            state.longPollFailures = 0
+            startPass()
+        case .refused:
+            // The pass reports it (and halts); should the pass get through, the next long poll waits its turn.
+            state.longPolling = false
+            state.longPollFailures += 1
+            startPass()
+        case .empty:
+            state.longPollFailures = 0
+            startLongPoll(at: now)
+        case .failed(let retryAfter):
+            state.longPollFailures += 1
+            let delay = WatchMachine.longPollDelay(failures: state.longPollFailures, retryAfter: retryAfter)
+            startLongPoll(at: now + delay)
+        case .unreachable:
+            // Whether the server or the whole network is gone, the reachability answer says; no debounce needed. Counted
+            // as a failure: should the question find the server reachable, the renewal backs off.
+            state.longPolling = false
+            state.longPollFailures += 1
+            state.debounce = WatchMachine.Debounce(since: now, until: now)
+            actions.append(.askReachability(at: now))
+        }
+    }
+
+    /// Starts the long poll now, or after the back-off of the failures before.
+    mutating func renewLongPoll() {
+        let failures = state.longPollFailures
+        startLongPoll(at: failures == 0 ? now : now + WatchMachine.longPollDelay(failures: failures, retryAfter: nil))
+    }
+
+    mutating func startLongPoll(at time: Date) {
+        state.longPolling = true
+        actions.append(.startLongPoll(at: time))
+    }
+
+    mutating func cancelLongPoll() {
+        guard state.longPolling else { return }
+        state.longPolling = false
+        actions.append(.cancelLongPoll)
+    }
+
+    // MARK: The timer and stopping
+
+    mutating func armTimer(at time: Date) {
+        guard state.timer != time else { return }
+        state.timer = time
+        actions.append(.armTimer(at: time))
+    }
+
+    mutating func cancelTimer() {
+        guard state.timer != nil else { return }
+        state.timer = nil
+        actions.append(.cancelTimer)
+    }
+
+    mutating func stop() {
+        state.phase = .stopped
+        actions.append(.stop)
+    }
+}

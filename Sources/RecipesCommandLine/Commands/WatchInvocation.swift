@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import RecipeStore
+import RecipeSync
+import SyncWatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `recipes sync --watch`: takes the home's watch lock, opens the store and runs the watcher until SIGTERM or Ctrl-C.
+struct WatchInvocation {
+    /// `--jobs`, else `sync.jobs` from the configuration.
+    var jobs: Int?
+    /// `--max-wait` in seconds.
+    var maxWait: Double = 30
+    /// How passes and notices are shown: `.background` (the log, stderr for a person), `.plain` or `.json`.
+    var mode: SyncOutputMode
+
+    /// Runs the watcher of `context`'s home; the exit status (0 once stopped by a signal).
+    func run(context: CommandContext) async -> Int32 {
+        do {
+            try await context.reportingFailures {
+                let configuration = try self.configuration(context)
+                try context.home.createDirectories()
+                let lock = try WatchLock(home: context.home)
+                let store = try context.openStore()
+                let output = WatchCommandOutput(mode: mode, context: context)
+                if mode == .background, isatty(STDERR_FILENO) == 1 {
+                    context.console.err(
+                        "recipes: watching \(context.home.url.path) (pid \(getpid())); events go to "
+                            + "\(context.home.logsURL.appendingPathComponent("sync.log").path); Ctrl-C stops\n")
+                }
+                let watcher = Watcher(
+                    store: store, configuration: configuration, reload: { try self.configuration(context) },
+                    output: output)
+                try await watcher.run()
+                withExtendedLifetime(lock) {}
+            }
+        } catch {
+            return (error as? ExitCode)?.rawValue ?? ExitCode.failure.rawValue
+        }
+        return 0
+    }
+
+    /// The watcher's configuration from `context`'s configuration file and environment; throws when no server is set
+    /// (a watcher has nothing to do without one) or the settings are refused.
+    func configuration(_ context: CommandContext) throws -> WatchConfiguration {
+        let configuration = try context.configuration()
+        let settings = try SyncInvocation.settings(configuration)
+        guard settings.api != nil else {
+            throw CommandLineError(
+                "no server to sync with; set one with `recipes config set server.url URL` (or RECIPES_SERVER_URL), "
+                    + "then start the watcher")
+        }
+        let options = SyncOptions(jobs: jobs ?? configuration.jobs, maxWait: .milliseconds(Int64(maxWait * 1000)))
+        return WatchConfiguration(settings: settings, options: options)
+    }
+}

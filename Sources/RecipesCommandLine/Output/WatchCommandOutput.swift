@@ -1,0 +1,102 @@
+import Foundation
+import Locking
+import RecipeModels
+import SyncWatch
+
+/// How `recipes sync --watch` shows its passes and its own notices: each pass as a sync run in the same mode shows
+/// itself (a fresh output per pass, so that `--background`'s "anything logged" starts over), and notices as lines
+/// `watch: …` in the log or on stdout, or as `{"event":"watch",…}` objects with `--json`. What needs a person (a
+/// pass that cannot start, a configuration that cannot be re-read) also goes to stderr in the log's mode.
+final class WatchCommandOutput: WatchOutput {
+    private let mode: SyncOutputMode
+    private let context: CommandContext
+    private let pass: Locked<any SyncOutput>
+    private let log: SyncLog?
+    private let processID = ProcessInfo.processInfo.processIdentifier
+
+    /// An output in `mode` (`.background`, `.plain` or `.json`) for `context`'s home and console.
+    init(mode: SyncOutputMode, context: CommandContext) {
+        self.mode = mode
+        self.context = context
+        pass = Locked(Self.passOutput(mode, context))
+        log = mode == .background
+            ? SyncLog(directory: context.home.logsURL, console: context.console) : nil
+    }
+
+    func emit(_ event: SyncEvent) {
+        pass.withLock { $0 }.emit(event)
+    }
+
+    func finish(_ summary: SyncSummary) {
+        pass.withLock { output in
+            output.finish(summary)
+            output = Self.passOutput(mode, context)
+        }
+    }
+
+    func notice(_ notice: WatchNotice) {
+        let time = Date()
+        switch mode {
+        case .json:
+            context.console.out(Self.json(notice, time: time) + "\n")
+        case .plain, .terminal:
+            guard let text = Self.text(notice) else { return }
+            if let problem = Self.problem(notice) { context.console.err("recipes: \(problem)\n") }
+            context.console.out("watch: \(text)\n")
+        case .background:
+            guard let text = Self.text(notice) else { return }
+            log?.append("\(EventTimestamp.string(time)) [\(processID)] watch: \(text)")
+            if let problem = Self.problem(notice) { context.console.err("recipes: \(problem)\n") }
+        }
+    }
+
+    private static func passOutput(_ mode: SyncOutputMode, _ context: CommandContext) -> any SyncOutput {
+        makeSyncOutput(
+            mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment)
+    }
+
+    /// The words of a notice in the log and on stdout; nil for a pass starting (its events say what it did).
+    static func text(_ notice: WatchNotice) -> String? {
+        switch notice {
+        case .watching(let home): "watching \(home) (pid \(getpid()))"
+        case .passStarted: nil
+        case .offline: "the server cannot be reached; waiting for the network to change"
+        case .online: "the server can be reached again"
+        case .reloaded: "configuration re-read"
+        case .reloadFailed(let message): "could not re-read the configuration, kept the one before: \(message)"
+        case .passFailed(let message): "sync could not start: \(message)"
+        case .stopped: "stopped"
+        }
+    }
+
+    /// The stderr line of a notice that needs a person, if it does.
+    static func problem(_ notice: WatchNotice) -> String? {
+        switch notice {
+        case .reloadFailed(let message):
+            "sync --watch: could not re-read the configuration, kept the one before: \(message)"
+        case .passFailed(let message):
+            "sync --watch: sync could not start: \(message); then send SIGHUP (`kill -HUP \(getpid())`) to retry"
+        default: nil
+        }
+    }
+
+    /// The JSON object of a notice: `{"event":"watch","state":…}` with `reason` or `error` where they apply.
+    static func json(_ notice: WatchNotice, time: Date) -> String {
+        var pairs: [(key: String, value: JSONWriter.Value)] = [("event", .string("watch"))]
+        switch notice {
+        case .watching(let home):
+            pairs += [("state", .string("watching")), ("home", .string(home)), ("pid", .integer(Int64(getpid())))]
+        case .passStarted(let reason): pairs += [("state", .string("sync")), ("reason", .string(reason))]
+        case .offline: pairs.append(("state", .string("offline")))
+        case .online: pairs.append(("state", .string("online")))
+        case .reloaded: pairs.append(("state", .string("reloaded")))
+        case .reloadFailed(let message): pairs += [("state", .string("reload-failed")), ("error", .string(message))]
+        case .passFailed(let message): pairs += [("state", .string("sync-failed")), ("error", .string(message))]
+        case .stopped: pairs.append(("state", .string("stopped")))
+        }
+        pairs.append(("time", .string(EventTimestamp.string(time))))
+        var writer = JSONWriter()
+        writer.object(ordered: pairs)
+        return writer.text
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import RecipeModels
+
+/// Where a watcher shows what happens: the events and summary of each pass, as a sync run shows them, and the
+/// watcher's own notices.
+public protocol WatchOutput: Sendable {
+    /// Shows one event of the pass under way.
+    func emit(_ event: SyncEvent)
+    /// Shows how a pass ended; called once per pass, after its last event.
+    func finish(_ summary: SyncSummary)
+    /// Shows what the watcher itself did or found.
+    func notice(_ notice: WatchNotice)
+}
+
+/// What the watcher itself says, beside the passes' events.
+public enum WatchNotice: Sendable, Equatable {
+    /// The watcher started watching `home`.
+    case watching(home: String)
+    /// A pass starts; why, in a word (`start`, `edit`, `server`, `network`, `retry`, `reload`).
+    case passStarted(reason: String)
+    /// The server could not be reached: the watcher waits for the network to change.
+    case offline
+    /// The server can be reached again.
+    case online
+    /// The configuration was re-read (SIGHUP).
+    case reloaded
+    /// The configuration could not be re-read; the watcher keeps the one it had. Needs a person.
+    case reloadFailed(String)
+    /// A pass could not start (no server, the database, a CA bundle…); nothing is retried until SIGHUP or an edit.
+    /// Needs a person.
+    case passFailed(String)
+    /// The watcher stopped (SIGTERM, Ctrl-C).
+    case stopped
+}

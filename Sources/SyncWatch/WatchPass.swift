@@ -1,0 +1,56 @@
+import Foundation
+import Locking
+import RecipeModels
+import RecipeStore
+import RecipeSync
+
+/// One sync pass of the watcher: a `SyncRun` (pull, then push) through its public API, as `recipes sync
+/// --background` runs it, and what its end means to the watcher.
+struct WatchPass: Sendable {
+    /// The run; `interrupt()` stops it cleanly.
+    let run: SyncRun
+    private let store: RecipeStore
+    private let settings: SyncSettings
+    private let sawOffline: Locked<Bool>
+
+    /// Prepares the pass on `store`; its events go to `output`.
+    init(store: RecipeStore, settings: SyncSettings, options: SyncOptions, output: any WatchOutput) {
+        let sawOffline = Locked(false)
+        self.sawOffline = sawOffline
+        self.store = store
+        self.settings = settings
+        run = SyncRun(store: store, settings: settings, options: options) { event in
+            if event.kind == .offline { sawOffline.withLock { $0 = true } }
+            output.emit(event)
+        }
+    }
+
+    /// Runs the pass to its end and says how it ended: the summary (nil when it could not start) and the end.
+    func perform() async -> (summary: SyncSummary?, end: WatchMachine.PassEnd) {
+        let summary: SyncSummary
+        do {
+            summary = try await run.run()
+        } catch {
+            let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+            return (nil, .setupError(message))
+        }
+        let now = settings.now()
+        let nextRetry = try? store.earliestRetry(after: now, owner: settings.owner)
+        return (summary, Self.end(of: summary, sawOffline: sawOffline.withLock { $0 }, nextRetry: nextRetry ?? nil))
+    }
+
+    /// What a pass that returned `summary` means to the watcher: refused credentials first; then the server
+    /// unreachable (an `offline` event, or a pull stopped because the server could not be reached); then a retry
+    /// coming due at `nextRetry`; else done. (Failed recipes and conflicts wait for a person and need nothing of the
+    /// watcher.)
+    ///
+    /// The run says why its pull stopped in words only (`RunReports.reportOffline`'s "cannot reach host:port", the
+    /// engine's "host:port is not reachable"): read here, in one place, until the run reports it as a typed value.
+    static func end(of summary: SyncSummary, sawOffline: Bool, nextRetry: Date?) -> WatchMachine.PassEnd {
+        if summary.credentialsRefused { return .credentialsRefused }
+        let pullUnreachable = summary.pullStopped.map { $0.hasPrefix("cannot reach ") || $0.contains(" is not reachable") }
+        if sawOffline || pullUnreachable == true { return .waitingForNetwork }
+        if let nextRetry { return .backoff(until: nextRetry) }
+        return .done
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import RecipeModels
+import RecipeStore
+import RecipeSync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a watcher syncs with and how; re-read on SIGHUP.
+public struct WatchConfiguration: Sendable {
+    /// The server and the outside world of every pass (`settings.api` names the server).
+    public var settings: SyncSettings
+    /// The options of every pass (jobs, `--max-wait`); the direction is always both.
+    public var options: SyncOptions
+    /// How long the long poll asks the server to hold an empty answer, in seconds.
+    public var longPollWait: Int
+
+    /// Creates a configuration.
+    public init(settings: SyncSettings, options: SyncOptions, longPollWait: Int = LongPoll.defaultWait) {
+        self.settings = settings
+        self.options = options
+        self.longPollWait = longPollWait
+    }
+}
+
+/// `recipes sync --watch`: one long-running process per home that sleeps until there is something to do.
+///
+/// It runs `WatchMachine` with the real event sources: the edit FIFO (`EditSignalListener`), the kernel's network
+/// notices (`NetworkChanges`), signals (`SignalPipe`), all read by one thread asleep in `poll(2)`
+/// (`DescriptorWatch`); the server's long poll (`LongPoll`), the retry timer and the reachability question as tasks
+/// asleep until their time; and each sync pass (`WatchPass`). Every one of them turns what happens into an event on
+/// one stream; the loop hands each to the machine and performs the actions it answers.
+public final class Watcher: Sendable {
+    private let store: RecipeStore
+    private let initial: WatchConfiguration
+    private let reload: @Sendable () throws -> WatchConfiguration
+    private let output: any WatchOutput
+
+    /// A watcher of `store`'s home (whose `WatchLock` the caller holds) with `configuration`; SIGHUP calls `reload`.
+    public init(
+        store: RecipeStore, configuration: WatchConfiguration,
+        reload: @escaping @Sendable () throws -> WatchConfiguration, output: any WatchOutput
+    ) {
+        self.store = store
+        self.initial = configuration
+        self.reload = reload
+        self.output = output
+    }
+
+    /// Watches until SIGTERM or SIGINT (a pass under way is interrupted and ends first); throws when an event source
+    /// cannot be opened.
+    public func run() async throws(WatchError) {
+        let (events, continuation) = AsyncStream<WatchMachine.Event>.makeStream()
+        let edits = try EditSignalListener(home: store.home)
+        let network = try NetworkChanges()
+        let signals = try SignalPipe([SIGTERM, SIGINT, SIGHUP])
+        let descriptors = try DescriptorWatch([
+            .init(descriptor: edits.descriptor) { if edits.drain() { continuation.yield(.localEdit) } },
+            .init(descriptor: network.descriptor) { if network.drain() > 0 { continuation.yield(.networkChanged) } },
+            .init(descriptor: signals.descriptor) {
+                for signal in signals.drain() { continuation.yield(signal == SIGHUP ? .hangUp : .terminate) }
+            },
+        ])
+        var chores = WatchChores(store: store, configuration: initial, output: output, events: continuation)
+        output.notice(.watching(home: store.home.url.path))
+        continuation.yield(.started)
+        var state = WatchMachine.State()
+        for await event in events {
+            let before = state
+            let transition = WatchMachine.decide(state, event, now: chores.configuration.settings.now())
+            state = transition.state
+            if before.network == .offline, state.network == .reachable { output.notice(.online) }
+            if before.network != .offline, state.network == .offline {
+                output.notice(.offline)
+                chores.releaseLongPollClient()
+            }
+            for action in transition.actions {
+                if action == .reloadConfiguration {
+                    do {
+                        chores.reconfigure(try reload())
+                        output.notice(.reloaded)
+                    } catch {
+                        output.notice(.reloadFailed((error as? any LocalizedError)?.errorDescription ?? "\(error)"))
+                    }
+                } else {
+                    chores.perform(action, because: event)
+                }
+            }
+            if state.phase == .stopped { break }
+        }
+        continuation.finish()
+        await chores.end()
+        descriptors.stop()
+        withExtendedLifetime((edits, network, signals)) {}
+        output.notice(.stopped)
+    }
+}
