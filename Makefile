@@ -7,8 +7,8 @@ BUILD ?= .build
 PREFIX ?= /usr/local
 # Debian packages the build, the tests and the demo need (the C libraries behind CCurl, CEditLine and GRDB, the
 # crontab command, the tools the tests start — python3 and openssl for a local HTTPS endpoint, systemd's
-# systemd-analyze for the service units, iproute2's ip for the watcher's network namespaces — and those the
-# benchmarks use: curl, bc, GNU time, and iproute2's ip for the namespaces of the link with delay).
+# systemd-analyze for the service units, iproute2's ip for the network namespaces of the watcher's tests and of the
+# link with delay — and those the benchmarks use: curl, bc, GNU time).
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config cron sqlite3 python3 openssl curl bc time \
 	systemd iproute2
 RELEASE_FLAGS := -c release --static-swift-stdlib
