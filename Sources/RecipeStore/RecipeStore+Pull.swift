@@ -63,6 +63,8 @@ public enum StaleMerge: Sendable, Equatable {
     case synced(revision: Int64, version: Int64, base: RecipeFields)
     /// A person must choose.
     case conflict(RecipeConflict)
+    /// The server's copy breaks the store's rules (why, in words): nothing was changed, nothing can be pushed over it.
+    case refused(String)
     /// The recipe is gone (deleted on the server and not changed here), or this process no longer holds its lease.
     case gone
 }
@@ -122,7 +124,7 @@ extension RecipeStore {
             var localIDs: [UUID: Int64] = [:]
             for (index, change) in changes.enumerated() {
                 let local = try Self.localCopy(of: change, db)
-                if local?.hasChange == true { continue }
+                if local?.hasChange == true || Self.refusal(of: change.copy) != nil { continue }  // nothing to apply
                 let id = local?.id
                 if let id { localIDs[change.uuid] = id }
                 let recipe = try id.flatMap { id throws in try Self.storedRecipe(id, db) }
@@ -225,6 +227,8 @@ extension RecipeStore {
                 return .conflict(conflict)
             case .removed:
                 return .gone
+            case .refused(let reason):
+                return .refused(reason)
             default:
                 if recipe.sync.state == .synced, let version = recipe.sync.serverVersion, let base = recipe.sync.base {
                     return .synced(revision: recipe.sync.revision, version: version, base: base)

@@ -187,6 +187,11 @@ struct PullRun: Sendable {
         case .removed:
             emit(event(.removed))
             tally.withLock { $0.removed += 1 }
+        case .refused(let reason):
+            // Reported once: the cursor moves past the change, and this home keeps its copy (a push over the server's
+            // copy fails with the same words).
+            emit(event(.failed, error: "not pulled: " + reason + "; this device keeps its copy: fix the recipe on the server"))
+            tally.withLock { $0.failed += 1 }
         }
     }
 
