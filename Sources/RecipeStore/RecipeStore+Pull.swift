@@ -95,11 +95,24 @@ extension RecipeStore {
         }
     }
 
-    /// After a full pass of a new server's feed: the recipes it did not list (still without a server version) are
-    /// uploaded again as new; deletions of recipes it never had are done here.
+    /// The recipes a new server's full pass still owes an upload as new: synced to the server before, forgotten by
+    /// `startFeed` in the transaction that stored the new server's id, and not listed by its feed since. Until the
+    /// pass ends they say so (`isOwedToNewServer`), whatever interrupted it: a later pull finishes the pass.
+    static let owedToNewServer = "server_version IS NULL AND synced_revision > 0 AND (state = 'synced' OR deleted = 1)"
+
+    /// Whether a new server's full pass is still owed (see `owedToNewServer`): the next complete pull ends it.
+    public func owesServerChange() throws(StoreError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE \(Self.owedToNewServer))") ?? false
+        }
+    }
+
+    /// After a full pass of a new server's feed (in this run or, when a run was interrupted, over several): the
+    /// recipes it did not list (still without a server version) are uploaded again as new; deletions of recipes it
+    /// never had are done here.
     public func finishServerChange() throws(StoreError) {
         try write { db in
-            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM recipes WHERE server_version IS NULL AND synced_revision > 0")
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM recipes WHERE \(Self.owedToNewServer)")
             for id in ids {
                 guard let recipe = try Self.storedRecipe(id, db) else { continue }
                 if recipe.sync.deleted {

@@ -126,7 +126,9 @@ struct PullRun: Sendable {
             since = page.next
         }
         guard try await drain(&pipeline) else { return .stopped }
-        if newServer { try store.finishServerChange() }
+        // The end of a new server's full pass, begun in this run or in one that was interrupted (`startFeed` recorded
+        // what it owes with the server's id).
+        if try newServer || store.owesServerChange() { try store.finishServerChange() }
         return .complete
     }
 
