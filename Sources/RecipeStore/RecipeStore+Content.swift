@@ -29,6 +29,7 @@ extension RecipeStore {
         let outcome: Outcome = try edit { db in
             let row = try Self.editableRow(db, id: id)
             if let expectingRevision, (row["revision"] as Int64) != expectingRevision { return .changedMeanwhile }
+            let sent = try SentDraft.beforeEdit(row, id: id, db)
             let content = try Self.checkedChanges(content, over: RecipeContent(try Self.fetchRecipe(db, id: id)))
             let before = try Self.conflictBeforeEdit(row, id: id, db)
             var changed = false
@@ -41,6 +42,7 @@ extension RecipeStore {
             changed = try Self.replaceParts(of: id, in: "ingredients", with: content.ingredients, db) || changed
             changed = try Self.replaceParts(of: id, in: "steps", with: content.steps, db) || changed
             guard changed else { return .unchanged }
+            try sent?.remember(id, db)
             try markChanged(id, settling: before, in: db)
             return .saved
         }

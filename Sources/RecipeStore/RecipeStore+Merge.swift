@@ -80,6 +80,15 @@ extension RecipeStore {
         }
         let local = RecipeFields(recipe)
         let edited = sync.deleted || sync.revision > sync.syncedRevision || sync.serverVersion == nil
+        // This device's own upload whose answer was lost, edited since: that version is the base (CONTRACT section 6).
+        let ownWrite: Bool
+        if edited, case .live(let version, let theirs) = copy,
+           let sent = try SentDraft.current(of: id, serverVersion: sync.serverVersion, db) {
+            ownWrite = sent.version == version && sent.fields == theirs
+        } else {
+            ownWrite = false
+        }
+        try SentDraft.forget(id, db)
         func record(_ outcome: RecipeSyncMachine.MergeOutcome, base: RecipeFields?, changed: Bool, deleted: Bool) throws {
             try apply(.merged(version: version, base: base, outcome: outcome, fieldsChanged: changed, deleted: deleted), to: id, db)
             if changed { try touch(id, now, db) }
@@ -94,7 +103,7 @@ extension RecipeStore {
             return (id, .conflict(.deletedOnServer))
         case .live(_, let theirs):
             if sync.deleted {
-                if let base = sync.base, theirs == base {
+                if ownWrite || sync.base == theirs {
                     try record(.pending, base: theirs, changed: false, deleted: true)
                     return (id, .unchanged)
                 }
@@ -110,8 +119,9 @@ extension RecipeStore {
                 try record(.synced, base: theirs, changed: false, deleted: false)
                 return (id, .acknowledged)
             }
-            if let base = sync.base, theirs == base {
-                // The server has the fields this draft started from: the draft is pushed over the newer version.
+            if ownWrite || sync.base == theirs {
+                // The server has the fields this draft started from, or the draft this device sent before the edits
+                // made since: the draft is pushed over the newer version.
                 try record(.pending, base: theirs, changed: false, deleted: false)
                 return (id, .unchanged)
             }
