@@ -232,6 +232,13 @@ struct ChainRequests: Sendable {
         }
         guard response.status == 200 else {
             download.discard()
+            let elsewhere = RequestOrigin(url: url).map { $0 != RequestOrigin(url: api.baseURL) } ?? true
+            if elsewhere, [401, 403].contains(response.status) {
+                // Sent without the token, which goes to server.url's origin only: not the server refusing it.
+                throw StepFailure(.permanent, "\(what): its URL is on another host or port than server.url "
+                    + "(\(RequestOrigin(url: url)?.description ?? "elsewhere")), which asked for credentials (HTTP "
+                    + "\(response.status)); recipes sends the token to server.url's origin only")
+            }
             throw failure(response, what: what)
         }
         do {
