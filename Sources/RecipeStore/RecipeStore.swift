@@ -291,9 +291,12 @@ public final class RecipeStore: Sendable {
 
     /// Turns a GRDB/SQLite error into a store error that says what to do; `inChange` when it was met inside a change,
     /// which was rolled back.
-    static func translate(_ error: any Error, path: String, inChange: Bool = false) -> StoreError {
+    static func translate(
+        _ error: any Error, path: String, inChange: Bool = false, freeBytes: (String) -> Int64? = freeBytes(near:)
+    ) -> StoreError {
         if let error = error as? StoreError { return error }
         if let db = error as? DatabaseError {
+            if let full = diskFull(db.resultCode, path: path, inChange: inChange, freeBytes: freeBytes) { return full }
             switch db.resultCode {
             case .SQLITE_NOTADB: return StoreError(.notADatabase(path: path))
             case .SQLITE_CORRUPT:

@@ -35,6 +35,9 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         /// A folder recipes writes and deletes its own files in (`media/`, `outbox/`, `images/`) is a symbolic link.
         case symlinkedFolder(path: String, destination: String)
         case database(detail: String)
+        /// The disk holding the database is full (`freeBytes` left on it); `changeDiscarded` when a change was rolled
+        /// back.
+        case diskFull(path: String, freeBytes: Int64, changeDiscarded: Bool)
         case downloadRefused(sha256: String, reason: String)
         case unknownConflict(id: Int64)
         case resolution(detail: String)
@@ -133,6 +136,10 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
                 + "is) and run the command again"
         case .database(let detail):
             return "database error: \(detail)"
+        case .diskFull(let path, let free, let changeDiscarded):
+            return "the disk holding \(path) is full (\(free / 1024) KiB free), so recipes cannot use its database; "
+                + (changeDiscarded ? "this change was not saved; " : "")
+                + "free some space there (or move the home and give it with --home) and try again"
         case .downloadRefused(let sha256, let reason):
             return "the server's image \(sha256.prefix(12))… was not kept: \(reason); nothing of it was applied"
         case .unknownConflict(let id):
