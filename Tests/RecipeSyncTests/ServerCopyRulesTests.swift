@@ -60,7 +60,6 @@ func scriptedSettings(_ server: LoopbackHTTPServer) -> SyncSettings {
 struct ServerCopyRulesTests {
     @Test("the server's copies the store refuses, from a table, and those it takes")
     func refusals() {
-        let uuid = UUID()
         func live(_ version: Int64 = 2, title: String = "Soup", ingredients: [String] = []) -> ServerCopy {
             .live(version: version, fields: RecipeFields(title: title, ingredients: ingredients))
         }
@@ -82,7 +81,6 @@ struct ServerCopyRulesTests {
         for copy in [live(), live(ServerNumbers.maximum, title: "Soup\tbowl"), .deleted(version: 3)] {
             #expect(RecipeStore.refusal(of: copy) == nil, "\(copy)")
         }
-        _ = uuid
         #expect(ServerNumbers.next(after: nil) == 1 && ServerNumbers.next(after: 41) == 42)
         #expect(ServerNumbers.next(after: ServerNumbers.maximum) == nil && ServerNumbers.next(after: Int64.max) == nil)
         #expect(ServerNumbers.next(after: 0) == nil && ServerNumbers.next(after: -5) == nil)
