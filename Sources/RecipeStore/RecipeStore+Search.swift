@@ -94,6 +94,17 @@ public enum SearchQuery {
 }
 
 extension RecipeStore {
+    /// The migration that makes the search index's lists refresh once per change (`refreshSearch`).
+    static let searchRefreshMigration = "0007_search_refresh"
+
+    /// Brings the search index's ingredients and steps up to date for every recipe whose lists the current transaction
+    /// wrote: each recipe once, however many of its rows changed (migration `0007_search_refresh`: the rows' triggers
+    /// mark the recipe stale, and deleting the mark rebuilds its lists in the index). Called inside every change's
+    /// transaction just before it commits.
+    static func refreshSearch(_ db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM recipe_search_stale").execute()
+    }
+
     /// The recipes (not deleted) whose title, description, keywords, ingredients or steps contain every word of
     /// `words`, best first (FTS5's bm25 rank, a title match weighing most), at most `limit` of them.
     public func search(_ words: [String], limit: Int = 20) throws(StoreError) -> SearchResult {

@@ -41,6 +41,9 @@ public final class RecipeStore: Sendable {
     private let damage = Locked<String?>(nil)
     /// Whether the read-only connection created the `-wal` and `-shm` files it needs (removed again when it closes).
     private let createdWALFiles: Bool
+    /// Whether the schema has the search index's stale marks (migration 0007), which every change clears before it
+    /// commits (`refreshSearch`); false only for a store opened with an older list of migrations (tests of upgrades).
+    private let refreshesSearch: Bool
 
     /// How long a statement waits for another process's write lock before failing.
     public static let busyTimeout: TimeInterval = 10
@@ -64,6 +67,7 @@ public final class RecipeStore: Sendable {
         self.images = ImageLibrary(directory: home.imagesURL)
         self.now = now
         self.access = access
+        self.refreshesSearch = known.contains(Self.searchRefreshMigration)
         if access == .readOnly {
             // A home that is a file is refused as the read-write open refuses it (reading it as empty would hide it).
             var isFolder: ObjCBool = false
@@ -98,7 +102,7 @@ public final class RecipeStore: Sendable {
         try home.createDirectories()  // after the check: a refused home is left as it was, without new folders
         createdWALFiles = false
         do {
-            pool = try DatabasePool(path: path, configuration: Self.connectionConfiguration())
+            pool = try Self.openPool(path: path)
             // Every commit reaches the disk before it returns, so an edit the user saw succeed survives a power
             // cut. Set on the writer after the pool is open: GRDB turns WAL connections to NORMAL while opening
             // them, after `prepareDatabase` has run, and NORMAL may lose the last commits on a power cut.
@@ -108,6 +112,22 @@ public final class RecipeStore: Sendable {
         }
         // Only a home that lacks a migration takes the write lock; everyday commands open it read-mostly.
         if applied != known { try migrate(migrations) }
+    }
+
+    /// GRDB's pool for the database at `path`.
+    ///
+    /// Opening it, GRDB looks at the `-wal` file's size after checking that it exists (to make sure a non-empty WAL
+    /// exists); another process that closes the database as its last user removes that file, and in between the
+    /// look fails with Foundation's "no such file". The open is tried again then: the WAL is simply made anew.
+    private static func openPool(path: String) throws -> DatabasePool {
+        var attempts = 1
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: connectionConfiguration())
+            } catch let error as CocoaError where error.code == .fileReadNoSuchFile && attempts < 5 {
+                attempts += 1
+            }
+        }
     }
 
     deinit {
@@ -150,6 +170,7 @@ public final class RecipeStore: Sendable {
                         }
                         if applied.contains(migration.identifier) { return .commit }
                         try db.execute(sql: migration.sql)
+                        if try db.tableExists("recipe_search_stale") { try Self.refreshSearch(db) }
                         try db.execute(
                             sql: "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, ?)",
                             arguments: [migration.identifier, now().timeIntervalSince1970])
@@ -193,7 +214,8 @@ public final class RecipeStore: Sendable {
         }
     }
 
-    /// Runs `body` in one `BEGIN IMMEDIATE` transaction, committed when it returns and rolled back when it throws.
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction, committed when it returns and rolled back when it throws;
+    /// the search index takes the transaction's changes just before the commit (`refreshSearch`).
     ///
     /// The commit is on disk when this returns, unless `waitForDisk` is false: then it is written to the WAL without
     /// a sync (`synchronous = NORMAL` for this one transaction), and reaches the disk with the next synced commit or
@@ -212,6 +234,7 @@ public final class RecipeStore: Sendable {
                 try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
                 do {
                     let result = try body(db)
+                    if refreshesSearch { try Self.refreshSearch(db) }
                     try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
                     return result
                 } catch {
@@ -268,9 +291,12 @@ public final class RecipeStore: Sendable {
 
     /// Turns a GRDB/SQLite error into a store error that says what to do; `inChange` when it was met inside a change,
     /// which was rolled back.
-    static func translate(_ error: any Error, path: String, inChange: Bool = false) -> StoreError {
+    static func translate(
+        _ error: any Error, path: String, inChange: Bool = false, freeBytes: (String) -> Int64? = freeBytes(near:)
+    ) -> StoreError {
         if let error = error as? StoreError { return error }
         if let db = error as? DatabaseError {
+            if let full = diskFull(db.resultCode, path: path, inChange: inChange, freeBytes: freeBytes) { return full }
             switch db.resultCode {
             case .SQLITE_NOTADB: return StoreError(.notADatabase(path: path))
             case .SQLITE_CORRUPT:

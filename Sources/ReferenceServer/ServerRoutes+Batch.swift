@@ -47,19 +47,20 @@ extension ServerRoutes {
         let writes = try RecipeBatch.parse([UInt8](data))
         var results: [JSONAnswer] = []
         for write in writes {
-            results.append(.object(await apply(write, context)))
+            results.append(.object(await apply(write, authority: Self.authority(request), context)))
         }
         return Self.json(["results": .array(results)])
     }
 
     /// One write of a batch, answered as its own request would be: the members of a batch result.
-    private func apply(_ write: BatchWrite, _ context: ServerRequestContext) async -> [String: JSONAnswer] {
+    private func apply(_ write: BatchWrite, authority: String, _ context: ServerRequestContext) async -> [String: JSONAnswer] {
         do {
             let answer: RecipeWriteAnswer
             switch write.operation {
             case .put(let document):
                 guard document.count <= Self.maxRecipeBytes else { throw recipeTooLarge() }
-                answer = try await writeRecipe(identifier: write.identifier, precondition: write.precondition, document: Data(document))
+                answer = try await writeRecipe(
+                    identifier: write.identifier, precondition: write.precondition, document: Data(document), authority: authority)
             case .delete:
                 answer = try await removeRecipe(identifier: write.identifier, precondition: write.precondition)
             }

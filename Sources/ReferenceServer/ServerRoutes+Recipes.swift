@@ -22,15 +22,18 @@ extension ServerRoutes {
                               message: "Send the recipe with Content-Type: application/json.")
         }
         let data = try await jsonBody(request, context, limit: Self.maxRecipeBytes, tooLarge: recipeTooLarge())
-        let answer = try await writeRecipe(identifier: identifier, precondition: precondition, document: data)
+        let answer = try await writeRecipe(
+            identifier: identifier, precondition: precondition, document: data, authority: Self.authority(request))
         return Self.written(answer.identifier, version: answer.version ?? 0, status: answer.status)
     }
 
     /// Validates and carries out one conditional recipe write: what `PUT /v1/recipes/{identifier}` does once its body
     /// is read, and what each `document` write of a batch does. A refusal is thrown as the `PUT` answers it.
-    func writeRecipe(identifier: String, precondition: WritePrecondition, document data: Data) async throws -> RecipeWriteAnswer {
+    /// `authority` is the request's host and port, which this server's own image URLs name.
+    func writeRecipe(identifier: String, precondition: WritePrecondition, document data: Data,
+                     authority: String) async throws -> RecipeWriteAnswer {
         guard precondition != .none else { throw ServerError.preconditionRequired(for: "PUT") }
-        let recipe = try RecipeDocument.validate(data, pathIdentifier: identifier)
+        let recipe = try RecipeDocument.validate(data, pathIdentifier: identifier, authority: authority)
         switch try await database.putRecipe(recipe, document: data, precondition: precondition) {
         case .unknownImage(let sha):
             throw ServerError.invalid("The recipe's image \(sha) is not on this server; upload the image first.")
@@ -50,6 +53,9 @@ extension ServerRoutes {
             }
         }
     }
+
+    /// The host and port a request was sent to (its `Host`), which the image answers' URLs name.
+    static func authority(_ request: Request) -> String { request.head.authority ?? "127.0.0.1" }
 
     /// Reads a JSON request body (at most `limit` bytes, else `tooLarge`; exactly its `Content-Length`).
     func jsonBody(_ request: Request, _ context: ServerRequestContext, limit: Int, tooLarge: ServerError) async throws -> Data {

@@ -85,22 +85,23 @@ struct RecipeImport {
         return try store.create(news).map { "imported \($0.id): \($0.title)" }
     }
 
-    /// The bytes of `path`, or of standard input for `-`.
+    /// The bytes of `path`, or of standard input for `-`. Only a regular file is read (a named pipe would hold the
+    /// import, a device could be anything), and never the home's database (see `DatabaseFiles`).
     private func read(_ path: String) throws -> Data {
         if path == "-" { return readStandardInput() }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CommandLineError("no such file; check the path")
+        do throws(UserFile.Refusal) {
+            return try UserFile.read(path, maxBytes: Int64(Self.maxFileBytes), refusing: DatabaseFiles(home: store.home))
+        } catch {
+            switch error {
+            case .notFound: throw CommandLineError("no such file; check the path")
+            case .notRegular(.folder): throw CommandLineError("a folder; give the files in it (e.g. DIR/*.json)")
+            case .notRegular: throw CommandLineError("not a regular file (a named pipe, a socket or a device); save it to a file first")
+            case .databaseFile: throw CommandLineError("this home's database (or one of its files), not a recipe file")
+            case .unreadable(let reason): throw CommandLineError("cannot read it: \(reason); check its permissions")
+            case .tooLarge(let size):
+                throw CommandLineError("\(size) bytes, over the \(Self.maxFileBytes >> 20) MiB a recipe file may have")
+            }
         }
-        guard !isDirectory.boolValue else { throw CommandLineError("a folder; give the files in it (e.g. DIR/*.json)") }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        guard size <= Self.maxFileBytes else {
-            throw CommandLineError("\(size) bytes, over the \(Self.maxFileBytes >> 20) MiB a recipe file may have")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandLineError("cannot read it; check its permissions")
-        }
-        return data
     }
 
     /// Whether an image file a dry run would copy is there and readable (its bytes are checked by the real import).
