@@ -36,8 +36,8 @@ struct SearchCommand: ParsableCommand {
             if json {
                 context.console.out(SearchFormatter.json(result))
             } else {
-                let bold = isatty(STDOUT_FILENO) == 1 && context.environment["TERM"] != "dumb"
-                    && (context.environment["NO_COLOR"] ?? "").isEmpty
+                let bold = SearchFormatter.wantsBold(
+                    stdoutIsTerminal: isatty(STDOUT_FILENO) == 1, environment: context.environment)
                 context.console.out(SearchFormatter(bold: bold).text(result, words: words, limit: limit))
             }
         }

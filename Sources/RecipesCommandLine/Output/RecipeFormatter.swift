@@ -143,25 +143,7 @@ public struct RecipeFormatter: Sendable {
     /// Left-aligned columns separated by two spaces, each cell cleaned and measured in terminal columns; the last
     /// column is not padded.
     static func table(header: [String], rows: [[String]]) -> String {
-        let all = ([header] + rows).map { $0.map(TerminalText.clean) }
-        var widths = [Int](repeating: 0, count: header.count)
-        for row in all {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TerminalText.width(cell)) }
-        }
-        var output = ""
-        for row in all {
-            var line = ""
-            for (index, cell) in row.enumerated() {
-                if index == row.count - 1 {
-                    line += cell
-                } else {
-                    line += cell + String(repeating: " ", count: widths[index] - TerminalText.width(cell) + 2)
-                }
-            }
-            while line.hasSuffix(" ") { line.removeLast() }
-            output += line + "\n"
-        }
-        return output
+        TextTable.render(header: header, rows: rows.map { $0.map(TableCell.init) })
     }
 
     // MARK: JSON

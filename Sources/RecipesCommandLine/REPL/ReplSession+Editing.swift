@@ -14,7 +14,7 @@ extension ReplSession {
             console.out(try await editing.edit(id) + "\n")
         case .search(let words):
             let result = try store.search(words)
-            let bold = interactive && environment["TERM"] != "dumb" && (environment["NO_COLOR"] ?? "").isEmpty
+            let bold = SearchFormatter.wantsBold(stdoutIsTerminal: interactive, environment: environment)
             console.out(SearchFormatter(bold: bold).text(result, words: words, limit: 20))
         case .importFiles(let paths, let dryRun):
             let importer = RecipeImport(
