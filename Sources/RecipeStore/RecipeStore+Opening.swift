@@ -74,16 +74,16 @@ extension RecipeStore {
     static func preflight(
         path: String, known: [String], keepOpen: Bool = false
     ) throws(StoreError) -> (queue: DatabaseQueue?, applied: [String]) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return (nil, []) }
-        if isDirectory.boolValue { throw StoreError(.notADatabase(path: path)) }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError(.cannotOpen(path: path, detail: "permission denied"))
-        }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        try? handle.close()
-        if header.isEmpty { return (nil, []) }  // an empty file is an empty database
-        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError(.notADatabase(path: path)) }
+        // Only SQLite opens the file: reading its header through a descriptor of our own and closing it would drop
+        // every POSIX lock this process holds on it (a REPL opens its store read-write while its read-only store is
+        // still open), and another process could then checkpoint and remove the WAL under our connections. `stat`
+        // tells a folder and an empty file; SQLite tells what is not a database (SQLITE_NOTADB) on the first read.
+        var info = stat()
+        guard stat(path, &info) == 0 else { return (nil, []) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw StoreError(.notADatabase(path: path)) }
+        if (info.st_mode & S_IFMT) != S_IFREG { throw StoreError(.notADatabase(path: path)) }
+        if info.st_size == 0 { return (nil, []) }  // an empty file is an empty database
+        if Glibc.access(path, R_OK) != 0 { throw StoreError(.cannotOpen(path: path, detail: "permission denied")) }
 
         var opened: DatabaseQueue?
         do {
