@@ -69,12 +69,26 @@ public struct SyncEvent: Sendable, Equatable {
     public var error: String?
     /// When it happened.
     public var time: Date
+    /// The server's version of the recipe the event leaves it at (`done`: the version the upload became; `pulled`,
+    /// `merged`: the version taken from the server), where one is known: the number every device shares.
+    public var version: Int64?
+    /// What the person can do about it, when the event asks something of them; each output names the command in
+    /// its own words (a shell's or the REPL's, see `CommandDialect`).
+    public var hint: Hint?
+
+    /// A command the person may want to run about the recipe of an event.
+    public enum Hint: Sendable, Equatable {
+        /// Choose between the two sides of a conflict: `recipes resolve <id> --mine` or `--theirs`.
+        case resolve
+        /// Sync it by id, which resumes a cancelled or failed recipe: `recipes sync <id>`.
+        case resume
+    }
 
     /// Creates an event.
     public init(
         _ kind: Kind, id: Int64, uuid: UUID, title: String, step: Step? = nil, revision: Int64? = nil,
         bytes: Int64? = nil, total: Int64? = nil, attempt: Int? = nil, delay: Double? = nil, error: String? = nil,
-        time: Date = Date()
+        time: Date = Date(), version: Int64? = nil, hint: Hint? = nil
     ) {
         self.kind = kind
         self.id = id
@@ -88,6 +102,8 @@ public struct SyncEvent: Sendable, Equatable {
         self.delay = delay
         self.error = error
         self.time = time
+        self.version = version
+        self.hint = hint
     }
 }
 

@@ -37,7 +37,7 @@ struct RunReports: Sendable {
         let waiting = try store.waitingRecipes(at: now)
         for recipe in waiting {
             let sync = recipe.sync.droppingLease(unless: settings.isOwnerAlive)
-            let words = BlockedReason.describe(sync, id: recipe.id, at: now) ?? "waiting"
+            let words = BlockedReason.describe(sync, id: recipe.id, at: now) ?? "waiting"  // advice in a shell's words
             emit(SyncEvent(
                 .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
                 delay: recipe.sync.nextAttemptAt.map { max(0, $0.timeIntervalSince(now)) }, error: words, time: now))
@@ -65,7 +65,7 @@ struct RunReports: Sendable {
             guard let conflict = recipe.sync.conflict else { continue }
             emit(SyncEvent(
                 .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
-                error: "in conflict: " + conflict.blocked(id: recipe.id), time: now))
+                error: "in conflict: " + conflict.summary, time: now, hint: .resolve))
         }
         tally.withLock { $0.conflicts += recipes.count }
     }

@@ -12,11 +12,11 @@ private let t0 = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14T22:13
 private func event(
     _ kind: SyncEvent.Kind, id: Int64 = 3, title: String = "Tomato soup", step: SyncEvent.Step? = nil,
     revision: Int64? = nil, bytes: Int64? = nil, total: Int64? = nil, attempt: Int? = nil, delay: Double? = nil,
-    error: String? = nil, at seconds: Double = 0
+    error: String? = nil, at seconds: Double = 0, version: Int64? = nil
 ) -> SyncEvent {
     SyncEvent(
         kind, id: id, uuid: soupUUID, title: title, step: step, revision: revision, bytes: bytes, total: total,
-        attempt: attempt, delay: delay, error: error, time: t0.addingTimeInterval(seconds))
+        attempt: attempt, delay: delay, error: error, time: t0.addingTimeInterval(seconds), version: version)
 }
 
 /// A console that writes each text one character at a time, yielding in between: an output that did not
@@ -89,6 +89,14 @@ struct SyncOutputTests {
         #expect(Set(done.keys) == ["event", "id", "uuid", "title", "step", "revision", "time"])
     }
 
+    @Test("JSON and text: done names the server's version (the number every device shares), not this device's revision")
+    func doneNamesTheServersVersion() throws {
+        let done = try jsonObject(JSONSyncOutput.line(event(.done, step: .recipe, revision: 14, version: 4)))
+        #expect(done["version"] as? Int == 4 && done["revision"] as? Int == 14)
+        #expect(SyncEventText.line(event(.done, step: .recipe, revision: 14, version: 4))
+            == "#3 Tomato soup: done (version 4 on the server)")
+    }
+
     @Test("JSON: a title with quotes, backslashes, newlines and escape sequences stays one valid line")
     func jsonEscapesTitle() throws {
         let title = "Soup \"best\" \\ \n\u{1B}[2J\u{7F}\u{9B}31m ✓"
@@ -102,7 +110,7 @@ struct SyncOutputTests {
     func jsonSummary() throws {
         let console = CapturingConsole()
         let output = makeSyncOutput(mode: .json, console: console, logsDirectory: URL(fileURLWithPath: "/nonexistent"))
-        output.emit(event(.done, revision: 4))
+        output.emit(event(.done, revision: 9, version: 4))
         output.finish(SyncSummary(done: 3, failed: 1, cancelled: 0, waiting: 2))
         let written = lines(console.stdout)
         #expect(written.count == 2)
@@ -139,7 +147,7 @@ struct SyncOutputTests {
             (event(.progress, step: .image, bytes: 131_072), "#3 Tomato soup: image: 128.0 KiB sent"),
             (event(.retry, step: .image, delay: 2.4, error: "HTTP 503: busy"),
              "#3 Tomato soup: image: retry in 2.4 s after HTTP 503: busy"),
-            (event(.done, revision: 4), "#3 Tomato soup: done (revision 4 on the server)"),
+            (event(.done, revision: 9, version: 4), "#3 Tomato soup: done (version 4 on the server)"),
             (event(.done, step: .delete), "#3 Tomato soup: done (deleted on the server)"),
             (event(.failed, error: "HTTP 422: image unknown"), "#3 Tomato soup: failed: HTTP 422: image unknown"),
             (event(.cancelled), "#3 Tomato soup: cancelled"),
@@ -182,14 +190,14 @@ struct SyncOutputTests {
         }
         output.emit(event(.progress, step: .image, bytes: 1000, total: 1000, at: 2.8))  // within a second: shown anyway
         output.emit(event(.progress, step: .image, bytes: 1000, total: 1000, at: 2.9))  // a repeated 100%: dropped
-        output.emit(event(.done, revision: 4, at: 3))
+        output.emit(event(.done, revision: 9, at: 3, version: 4))
         let soup = lines(console.stdout).filter { $0.hasPrefix("#3 ") }
         #expect(soup == [
             "#3 Tomato soup: image: uploading 1000 B (attempt 1)",
             "#3 Tomato soup: image: 20% (200 B of 1000 B)",
             "#3 Tomato soup: image: 40% (400 B of 1000 B)",
             "#3 Tomato soup: image: 100% (1000 B of 1000 B)",
-            "#3 Tomato soup: done (revision 4 on the server)",
+            "#3 Tomato soup: done (version 4 on the server)",
         ])
         let bread = lines(console.stdout).filter { $0.hasPrefix("#4 ") }
         // No start event seen for Bread: its first progress line shows at once.
@@ -218,10 +226,10 @@ struct SyncOutputTests {
         output.emit(event(.start, step: .image, total: 1000, attempt: 1, at: 0))
         output.emit(event(.progress, step: .image, bytes: 500, total: 1000, at: 0.002))
         output.emit(event(.progress, step: .image, bytes: 1000, total: 1000, at: 0.004))
-        output.emit(event(.done, revision: 4, at: 0.01))
+        output.emit(event(.done, revision: 9, at: 0.01, version: 4))
         #expect(lines(console.stdout) == [
             "#3 Tomato soup: image: uploading 1000 B (attempt 1)",
-            "#3 Tomato soup: done (revision 4 on the server)",
+            "#3 Tomato soup: done (version 4 on the server)",
         ])
     }
 
@@ -348,10 +356,10 @@ struct SyncOutputTests {
         }
         #expect(console.stdout.components(separatedBy: "\r").count - 1 == 1)
         clock.withLock { $0 = t0.addingTimeInterval(1) }
-        output.emit(event(.done, revision: 4, at: 1))
+        output.emit(event(.done, revision: 9, at: 1, version: 4))
         output.finish(SyncSummary(done: 1))
         let text = console.stdout
-        #expect(text.contains("\u{1B}[2A\r\u{1B}[J#3 Tomato soup: done (revision 4 on the server)\n"))
+        #expect(text.contains("\u{1B}[2A\r\u{1B}[J#3 Tomato soup: done (version 4 on the server)\n"))
         #expect(text.contains("\u{1B}[K\n"))
         #expect(text.hasSuffix("sync: 1 done\n"))
         #expect(!text.contains("\u{1B}[3"))  // no colour
@@ -370,6 +378,28 @@ struct SyncOutputTests {
             #expect(console.stdout.contains("\u{1B}[31m") == coloured)
             #expect(console.stdout.contains("failed: HTTP 422"))
         }
+    }
+
+    @Test("offline: the recipes left for the network are one line at the end, on a pipe, a terminal and in the log",
+          arguments: [SyncOutputMode.plain, .terminal, .background])
+    func offlineIsOneLine(mode: SyncOutputMode) throws {
+        let dir = TemporaryDirectory()
+        let logs = dir.url.appendingPathComponent("logs")
+        let console = CapturingConsole()
+        let output = makeSyncOutput(mode: mode, console: console, logsDirectory: logs, environment: ["NO_COLOR": "1"])
+        for id in 1...500 {
+            output.emit(event(.offline, id: Int64(id), title: "Recipe \(id)", error: "cannot reach r.example.org:443"))
+        }
+        output.finish(SyncSummary(waiting: 500))
+        let text = mode == .background
+            ? try String(contentsOf: logs.appendingPathComponent("sync.log"), encoding: .utf8) : console.stdout
+        #expect(text.components(separatedBy: "offline").count == 2, "one line says offline: \(text.prefix(300))")
+        #expect(!text.contains("Recipe 1:") && !text.contains("Recipe 500:"), "no line per recipe")
+        let shown = lines(text)
+        #expect(shown.suffix(2).first?.hasSuffix("offline: cannot reach r.example.org:443; 500 recipes wait for it, nothing was sent") == true,
+                "\(shown.suffix(2))")
+        #expect(shown.last?.hasSuffix("sync: 500 waiting") == true, "\(shown.suffix(2))")
+        if mode == .background { #expect(console.stderr.isEmpty, "offline is routine for cron: not mailed") }
     }
 
     // MARK: Background

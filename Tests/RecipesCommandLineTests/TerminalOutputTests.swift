@@ -39,4 +39,33 @@ struct TerminalOutputTests {
         let piped = try runRecipes(["search", "egg", "--home", dir.homePath])
         #expect(piped.stdout == "ID  TITLE      FOUND IN  CONTEXT\n1   Egg curry  title     [Egg] curry\n")
     }
+
+    /// The lines of `screen` that end early: the next line continues the same paragraph (same indentation, text,
+    /// not a new row of a table) and its first word would have fit at the end of this one, as greedy wrapping within
+    /// the `columns - 1` columns ArgumentParser fills would have put it.
+    static func raggedBreaks(_ screen: String, columns: Int) -> [String] {
+        let lines = screen.components(separatedBy: "\r\n")
+        var ragged: [String] = []
+        for (line, next) in zip(lines, lines.dropFirst()) {
+            let indent = line.prefix { $0 == " " }.count
+            let text = next.drop { $0 == " " }
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty, !line.hasPrefix("USAGE:"), !line.hasSuffix(":"),
+                next.count - text.count == indent, !text.contains("  "), let word = text.split(separator: " ").first
+            else { continue }
+            if line.count + 1 + word.count <= columns - 1 { ragged.append(line + "⏎" + next) }
+        }
+        return ragged
+    }
+
+    @Test("--help of every command wraps its paragraphs evenly on an 80-column terminal: no line ends early",
+          arguments: [
+            [], ["edit"], ["list"], ["show"], ["search"], ["status"], ["sync"], ["cancel"], ["conflicts"], ["resolve"],
+            ["import"], ["export"], ["cron"], ["cron", "install"], ["config"], ["doctor"],
+          ])
+    func helpWrapsEvenly(command: [String]) throws {
+        let run = try runOnTerminal(command + ["--help"], columns: 80)
+        #expect(run.status == 0)
+        #expect(run.screen.contains("OVERVIEW:"), "\(run.screen)")
+        #expect(Self.raggedBreaks(run.screen, columns: 80) == [], "recipes \(command.joined(separator: " ")) --help")
+    }
 }

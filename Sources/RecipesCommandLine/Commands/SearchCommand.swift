@@ -10,10 +10,10 @@ struct SearchCommand: ParsableCommand {
         commandName: "search",
         abstract: "Find recipes by words in their title, description, keywords, ingredients or steps.",
         discussion: """
-            Every word must match, as the start of a word of the recipe ("tom" finds "tomatoes"; "creme" finds
-            "crème"; word forms are folded: "chopped" finds "chop"). field:word limits a word to one field: title,
-            description, keywords, ingredients, steps. Best matches first (a title match weighs most), each with the
-            fields it matched in and an excerpt with the matched words marked. Exit status 0, also when nothing
+            Every word must match, as the start of a word of the recipe ("tom" finds "tomatoes"; "creme" finds \
+            "crème"; word forms are folded: "chopped" finds "chop"). field:word limits a word to one field: title, \
+            description, keywords, ingredients, steps. Best matches first (a title match weighs most), each with the \
+            fields it matched in and an excerpt with the matched words marked. Exit status 0, also when nothing \
             matches; 1 on a bad query.
             """)
 

@@ -15,8 +15,9 @@ final class BackgroundSyncOutput: SyncOutput {
     private let console: any Console
     private let clock: @Sendable () -> Date
     private let processID: Int32
-    /// Whether any event was logged; held while writing to stderr, so that lines stay whole.
-    private let logged = Locked(false)
+    /// Whether any event was logged, and the recipes left for the network (one line at the end); held while writing
+    /// to stderr, so that lines stay whole.
+    private let logged = Locked((any: false, offline: OfflineRecipes()))
 
     /// Creates the output; `clock` (the time of the summary line) is replaceable for tests.
     init(
@@ -31,17 +32,19 @@ final class BackgroundSyncOutput: SyncOutput {
 
     func emit(_ event: SyncEvent) {
         guard event.kind != .progress else { return }
+        if logged.withLock({ $0.offline.take(event) }) { return }
         let line = SyncEventText.line(event)
         log.append(stamp(event.time) + line)
         logged.withLock { logged in
-            logged = true
+            logged.any = true
             if event.kind == .failed || event.kind == .conflict { console.err("recipes: " + line + "\n") }
         }
     }
 
     func finish(_ summary: SyncSummary) {
-        let anything = logged.withLock { $0 }
-        if anything || summary != SyncSummary() {
+        let (anything, offline) = logged.withLock { ($0.any, $0.offline.line) }
+        if let offline { log.append(stamp(clock()) + offline) }
+        if anything || offline != nil || summary != SyncSummary() {
             log.append(stamp(clock()) + SyncEventText.summary(summary))
         }
         if summary.credentialsRefused { console.err(SyncEventText.credentialsRefused) }

@@ -5,7 +5,8 @@ extension ReplSession {
     /// `edit <id>`, `search`, `import` and `export`.
     func executeEditingCommand(_ command: ReplCommand) async throws -> LineResult {
         switch command {
-        case .editInEditor(let id):
+        case .editInEditor(let reference):
+            let id = try store.recipeID(reference)
             // Lines of a background sync wait while the editor owns the terminal.
             jobs.lines.setMode(.held)
             defer { jobs.lines.setMode(.direct) }
@@ -32,7 +33,7 @@ extension ReplSession {
             return failed ? .failed : .succeeded
         case .export(let ids, let folder):
             let export = RecipeExport(store: store)
-            let recipes = try export.recipes(ids)
+            let recipes = try export.recipes(store.recipeIDs(ids))
             if let folder {
                 for path in try export.write(recipes, to: expandTilde(folder)) { console.out("exported \(path)\n") }
             } else {
