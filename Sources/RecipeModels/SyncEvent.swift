@@ -80,8 +80,10 @@ public struct SyncEvent: Sendable, Equatable {
     public enum Hint: Sendable, Equatable {
         /// Choose between the two sides of a conflict: `recipes resolve <id> --mine` or `--theirs`.
         case resolve
-        /// Sync it by id, which resumes a cancelled or failed recipe: `recipes sync <id>`.
+        /// Sync it by id, which resumes a cancelled recipe: `recipes sync <id>` resumes it.
         case resume
+        /// Sync it by id, which tries a failed recipe again from its first attempt: `recipes sync <id>` tries it again.
+        case retry
     }
 
     /// Creates an event.
@@ -125,6 +127,10 @@ public struct SyncSummary: Sendable, Equatable {
     public var conflicts = 0
     /// Recipes removed here because the server deleted them.
     public var removed = 0
+    /// Recipes that failed in an earlier run and wait for a person (`recipes sync <id>`): not retried, reminded of.
+    public var failedEarlier = 0
+    /// Recipes cancelled earlier (`recipes cancel`), left alone until edited or synced by id: reminded of.
+    public var cancelledEarlier = 0
     /// Why the pull stopped before the server's latest change (the server unreachable, failing), if it did.
     public var pullStopped: String?
     /// Whether the server refused the credentials (the run stopped).
@@ -133,7 +139,8 @@ public struct SyncSummary: Sendable, Equatable {
     /// Creates an empty summary.
     public init(
         done: Int = 0, failed: Int = 0, cancelled: Int = 0, waiting: Int = 0, credentialsRefused: Bool = false,
-        pulled: Int = 0, merged: Int = 0, conflicts: Int = 0, removed: Int = 0
+        pulled: Int = 0, merged: Int = 0, conflicts: Int = 0, removed: Int = 0, failedEarlier: Int = 0,
+        cancelledEarlier: Int = 0
     ) {
         self.done = done
         self.failed = failed
@@ -144,11 +151,14 @@ public struct SyncSummary: Sendable, Equatable {
         self.merged = merged
         self.conflicts = conflicts
         self.removed = removed
+        self.failedEarlier = failedEarlier
+        self.cancelledEarlier = cancelledEarlier
     }
 
     /// How the run ended for the person who started it, the most serious first: the credentials were refused, else
-    /// a recipe failed or is in conflict (a person must act), else some work is left for a later run (offline,
-    /// backoff, busy, cancelled during the run), else everything asked for is on the server.
+    /// a recipe failed (in this run or an earlier one) or is in conflict (a person must act), else some work is left
+    /// for a later run (offline, backoff, busy, cancelled during the run), else everything asked for is on the server
+    /// (a recipe cancelled earlier was not asked for: it is reminded of, and the run is complete).
     public enum Verdict: Sendable, Equatable {
         /// Everything asked for is on the server.
         case complete
@@ -163,7 +173,7 @@ public struct SyncSummary: Sendable, Equatable {
     /// The run's verdict (see `Verdict`).
     public var verdict: Verdict {
         if credentialsRefused { return .credentialsRefused }
-        if failed > 0 || conflicts > 0 { return .someFailed }
+        if failed > 0 || conflicts > 0 || failedEarlier > 0 { return .someFailed }
         if waiting > 0 || cancelled > 0 || pullStopped != nil { return .workLeft }
         return .complete
     }

@@ -7,7 +7,7 @@ import Glibc
 
 extension RecipeStore {
     /// Whether a sync of every due recipe would find nothing at all to do in `home`: no recipe pending, waiting,
-    /// deleting or uploading, no migration missing, and no file recipes wrote in `media/` or `outbox/` (a cancelled or
+    /// deleting or uploading, none failed or cancelled (which each run reminds of), no migration missing, and no file recipes wrote in `media/` or `outbox/` (a cancelled or
     /// failed recipe's kept copy, or anything a sync might collect, leaves the answer to the sync itself: false).
     ///
     /// Answered without opening the store, which writes on every open (GRDB makes sure a WAL file exists by creating
@@ -45,7 +45,10 @@ extension RecipeStore {
                 return try queue.read { db in
                     // The file replaced since the check (SQLite creates an empty one when it is gone): not idle.
                     guard try db.tableExists("recipes"),
-                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates))") == false,
+                        try Bool.fetchOne(
+                            db,
+                            sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates) OR state IN \(stoppedStates))"
+                        ) == false,
                         let row = try Row.fetchOne(db, sql: "SELECT server_id, seq FROM sync_cursor WHERE id = 1")
                     else { return nil }
                     return FeedCursor(server: row["server_id"], seq: row["seq"])

@@ -85,12 +85,12 @@ struct ChainConclusion: Sendable {
                 let text = "gave up after \(ending.attempts) attempts: \(message)"
                 return ChainConclusion(
                     result: .failed(attempts: ending.attempts, error: text),
-                    events: [event(.failed, attempt: ending.attempts, error: text)], tally: SyncSummary(failed: 1),
+                    events: [event(.failed, attempt: ending.attempts, error: text, hint: .retry)], tally: SyncSummary(failed: 1),
                     stopsRun: nil)
             case .permanent, nil:
                 return ChainConclusion(
                     result: .failed(attempts: ending.attempts, error: message),
-                    events: [event(.failed, attempt: ending.attempts, error: message)], tally: SyncSummary(failed: 1),
+                    events: [event(.failed, attempt: ending.attempts, error: message, hint: .retry)], tally: SyncSummary(failed: 1),
                     stopsRun: nil)
             }
         case .cancelled(let reason):
@@ -160,6 +160,8 @@ extension SyncSummary {
         merged += other.merged
         conflicts += other.conflicts
         removed += other.removed
+        failedEarlier += other.failedEarlier
+        cancelledEarlier += other.cancelledEarlier
         pullStopped = pullStopped ?? other.pullStopped
     }
 }

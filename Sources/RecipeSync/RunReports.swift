@@ -45,6 +45,28 @@ struct RunReports: Sendable {
         tally.withLock { $0.waiting += waiting.count }
     }
 
+    /// Reminds of the recipes a run without ids leaves alone until a person acts: each failed one (exit status 1)
+    /// and each cancelled one, with what happened and (through its hint) the command that syncs it again. A reminder
+    /// is a `skipped` event: only the run that failed or cancelled a recipe reports it as such.
+    func reportStopped(now: Date) throws {
+        let recipes = try store.stoppedRecipes()
+        var failed = 0
+        for recipe in recipes {
+            let isFailed = recipe.sync.state == .failed
+            if isFailed { failed += 1 }
+            let words = isFailed
+                ? "failed earlier: \(recipe.sync.lastError ?? "gave up"); not retried without its id"
+                : "cancelled earlier; left alone until edited or synced by id"
+            emit(SyncEvent(
+                .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                error: words, time: now, hint: isFailed ? .retry : .resume))
+        }
+        tally.withLock { summary in
+            summary.failedEarlier += failed
+            summary.cancelledEarlier += recipes.count - failed
+        }
+    }
+
     /// Reports the due recipes as not sent, the server having refused the credentials before any was (they stay due).
     func reportNotSent(at now: Date) throws {
         let recipes = try store.dueRecipes(at: now)

@@ -30,7 +30,7 @@ struct DatabaseLockTests {
     @Test("a read-write store opened while a read-only one is open (the REPL's first change) keeps the file locked")
     func reopeningKeepsTheLock() throws {
         let dir = TemporaryDirectory()
-        try RecipeStore(home: dir.home).create(title: "Soup")
+        _ = try RecipeStore(home: dir.home).create(title: "Soup")
         let path = dir.home.databaseURL.path
         let reading = try RecipeStore(home: dir.home, access: .readOnly)
         _ = try reading.recipes()

@@ -114,11 +114,11 @@ struct SyncOutputTests {
         output.finish(SyncSummary(done: 3, failed: 1, cancelled: 0, waiting: 2))
         let written = lines(console.stdout)
         #expect(written.count == 2)
-        #expect(written.last == #"{"event":"summary","done":3,"failed":1,"cancelled":0,"waiting":2,"pulled":0,"merged":0,"conflicts":0,"removed":0,"exitStatus":1}"#)
+        #expect(written.last == #"{"event":"summary","done":3,"failed":1,"cancelled":0,"waiting":2,"pulled":0,"merged":0,"conflicts":0,"removed":0,"failedEarlier":0,"cancelledEarlier":0,"exitStatus":1}"#)
         for line in written { _ = try jsonObject(line) }
         #expect(console.stderr.isEmpty)
         #expect(JSONSyncOutput.line(SyncSummary()) ==
-            #"{"event":"summary","done":0,"failed":0,"cancelled":0,"waiting":0,"pulled":0,"merged":0,"conflicts":0,"removed":0,"exitStatus":0}"#)
+            #"{"event":"summary","done":0,"failed":0,"cancelled":0,"waiting":0,"pulled":0,"merged":0,"conflicts":0,"removed":0,"failedEarlier":0,"cancelledEarlier":0,"exitStatus":0}"#)
         #expect(JSONSyncOutput.line(SyncSummary(waiting: 1)).hasSuffix(#""exitStatus":75}"#))
         #expect(JSONSyncOutput.line(SyncSummary(failed: 1, credentialsRefused: true)).hasSuffix(#""exitStatus":77}"#))
     }
@@ -400,6 +400,24 @@ struct SyncOutputTests {
                 "\(shown.suffix(2))")
         #expect(shown.last?.hasSuffix("sync: 500 waiting") == true, "\(shown.suffix(2))")
         if mode == .background { #expect(console.stderr.isEmpty, "offline is routine for cron: not mailed") }
+    }
+
+    @Test("reminders of failed and cancelled recipes: due a day after the last one, at once without one or when the clock went back",
+          arguments: [
+            (nil, 0.0, true), (0.0, 60.0, false), (0.0, 86_399.0, false), (0.0, 86_400.0, true), (0.0, 200_000.0, true),
+            (1_000.0, 10.0, true),
+          ] as [(Double?, Double, Bool)])
+    func reminderSchedule(last: Double?, now: Double, due: Bool) {
+        #expect(ReminderSchedule.isDue(last: last.map { t0.addingTimeInterval($0) }, now: t0.addingTimeInterval(now)) == due)
+    }
+
+    @Test("a summary with recipes waiting for a person is never `nothing to do`; failed earlier exits 1, cancelled 0")
+    func remindersInTheSummary() {
+        let failed = SyncSummary(failedEarlier: 2)
+        #expect(SyncEventText.summary(failed) == "sync: 2 failed earlier, not retried" && failed.exitStatus == 1)
+        let cancelled = SyncSummary(cancelledEarlier: 1)
+        #expect(SyncEventText.summary(cancelled) == "sync: 1 cancelled earlier" && cancelled.exitStatus == 0)
+        #expect(SyncEventText.summary(SyncSummary()) == "sync: nothing to do")
     }
 
     // MARK: Background

@@ -61,7 +61,8 @@ final class JSONSyncOutput: SyncOutput {
             "failed": .integer(Int64(summary.failed)), "cancelled": .integer(Int64(summary.cancelled)),
             "waiting": .integer(Int64(summary.waiting)), "pulled": .integer(Int64(summary.pulled)),
             "merged": .integer(Int64(summary.merged)), "conflicts": .integer(Int64(summary.conflicts)),
-            "removed": .integer(Int64(summary.removed)), "exitStatus": .integer(Int64(summary.exitStatus)),
+            "removed": .integer(Int64(summary.removed)), "failedEarlier": .integer(Int64(summary.failedEarlier)),
+            "cancelledEarlier": .integer(Int64(summary.cancelledEarlier)), "exitStatus": .integer(Int64(summary.exitStatus)),
         ])
         return writer.text
     }

@@ -24,6 +24,7 @@ enum SyncEventText {
         switch event.hint {
         case .resolve?: return happened(event) + " — " + dialect.resolve(event.id)
         case .resume?: return happened(event) + "; " + dialect.sync(event.id) + " resumes it"
+        case .retry?: return happened(event) + "; " + dialect.sync(event.id) + " tries it again"
         case nil: return happened(event)
         }
     }
@@ -34,6 +35,7 @@ enum SyncEventText {
         switch event.hint {
         case .resolve?: return error + " — " + CommandDialect.shell.resolve(event.id)
         case .resume?: return error + "; " + CommandDialect.shell.sync(event.id) + " resumes it"
+        case .retry?: return error + "; " + CommandDialect.shell.sync(event.id) + " tries it again"
         case nil: return error
         }
     }
@@ -119,6 +121,8 @@ enum SyncEventText {
         if summary.failed > 0 { parts.append("\(summary.failed) failed") }
         if summary.cancelled > 0 { parts.append("\(summary.cancelled) cancelled") }
         if summary.waiting > 0 { parts.append("\(summary.waiting) waiting") }
+        if summary.failedEarlier > 0 { parts.append("\(summary.failedEarlier) failed earlier, not retried") }
+        if summary.cancelledEarlier > 0 { parts.append("\(summary.cancelledEarlier) cancelled earlier") }
         if let reason = summary.pullStopped { parts.append("pull stopped: " + TerminalText.clean(reason)) }
         if summary.credentialsRefused {
             let counts = parts.isEmpty ? "" : parts.joined(separator: ", ") + "; "

@@ -124,8 +124,8 @@ public final class ReplSession {
             if summary.credentialsRefused {
                 throw CommandLineError("sync: the server refused the credentials; check server.token")
             }
-            if summary.failed > 0 {
-                throw CommandLineError("sync: \(summary.failed) recipe(s) failed; `status` says why")
+            if summary.failed + summary.failedEarlier > 0 {
+                throw CommandLineError("sync: \(summary.failed + summary.failedEarlier) recipe(s) failed; `status` says why")
             }
         case .cancel(let reference):
             let id = try store.recipeID(reference)
