@@ -135,6 +135,9 @@ public struct SyncSummary: Sendable, Equatable {
     public var pullStopped: String?
     /// Whether the server refused the credentials (the run stopped).
     public var credentialsRefused = false
+    /// What is wrong with the set-up when the destination is not a recipes server or speaks another protocol (the run
+    /// stopped; a person must fix server.url), in words.
+    public var setupProblem: String?
 
     /// Creates an empty summary.
     public init(
@@ -173,7 +176,7 @@ public struct SyncSummary: Sendable, Equatable {
     /// The run's verdict (see `Verdict`).
     public var verdict: Verdict {
         if credentialsRefused { return .credentialsRefused }
-        if failed > 0 || conflicts > 0 || failedEarlier > 0 { return .someFailed }
+        if failed > 0 || conflicts > 0 || failedEarlier > 0 || setupProblem != nil { return .someFailed }
         if waiting > 0 || cancelled > 0 || pullStopped != nil { return .workLeft }
         return .complete
     }

@@ -77,6 +77,13 @@ struct ChainConclusion: Sendable {
                 return ChainConclusion(
                     result: .interrupted(error: message), events: [event(.skipped, error: message)],
                     tally: SyncSummary(waiting: 1), stopsRun: nil)
+            case .setup:
+                // Not the recipe's fault: it stays due, and the run stops with what to fix.
+                var tally = SyncSummary(waiting: 1)
+                tally.setupProblem = message
+                return ChainConclusion(
+                    result: .interrupted(error: message), events: [event(.skipped, error: "not sent: " + message)],
+                    tally: tally, stopsRun: .setup)
             case .leaseLost:
                 return ChainConclusion(
                     result: .interrupted(error: nil), events: [event(.cancelled, error: message)],
@@ -95,6 +102,10 @@ struct ChainConclusion: Sendable {
             }
         case .cancelled(let reason):
             switch ending.stop {
+            case .setup:
+                return ChainConclusion(
+                    result: .interrupted(error: nil), events: [event(.skipped, error: ChainRegistry.words(.setup))],
+                    tally: SyncSummary(waiting: 1), stopsRun: nil)
             case .credentials:
                 // Not cancelled by anyone: not sent, and still due once the credentials are right.
                 return ChainConclusion(
@@ -163,5 +174,6 @@ extension SyncSummary {
         failedEarlier += other.failedEarlier
         cancelledEarlier += other.cancelledEarlier
         pullStopped = pullStopped ?? other.pullStopped
+        setupProblem = setupProblem ?? other.setupProblem
     }
 }

@@ -154,6 +154,10 @@ struct PullRun: Sendable {
             tally.withLock { $0.credentialsRefused = true }
             registry.stopAll(.credentials)
             return nil
+        case .failed(let error as StepFailure) where error.kind == .setup:
+            tally.withLock { $0.setupProblem = error.message }
+            registry.stopAll(.setup)
+            return nil
         case let outcome:
             let reason = outcome.error.map(ChainConclusion.describe) ?? "interrupted"
             tally.withLock { $0.pullStopped = reason }

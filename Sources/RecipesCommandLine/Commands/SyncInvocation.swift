@@ -37,6 +37,7 @@ struct SyncInvocation: Equatable {
                 switch await FeedCheck.ask(settings, after: cursor) {
                 case .nothingNew: break
                 case .unreachable(let reason): summary.pullStopped = reason
+                case .setupMistake(let words): summary.setupProblem = words
                 case .changes:
                     return try await run(context: context, store: context.openStore(), settings: settings, jobs: configuration.jobs)
                 }
@@ -85,7 +86,7 @@ struct SyncInvocation: Equatable {
     private static func settings(_ configuration: ClientConfiguration) throws -> SyncSettings {
         var api: ServerAPI?
         if let url = configuration.serverURL {
-            guard let parsed = ServerAPI(baseURL: url) else { throw ConfigKey.invalidServerURL }
+            guard let parsed = ServerAPI(baseURL: url) else { throw ConfigKey.invalidServerURL(url) }
             api = parsed
         }
         return SyncSettings(api: api, token: configuration.token, caBundlePath: configuration.caBundle)

@@ -79,6 +79,8 @@ final class BackgroundSyncOutput: SyncOutput {
             log.append(stamp(clock()) + SyncEventText.summary(summary))
         }
         if summary.credentialsRefused { console.err(SyncEventText.credentialsRefused) }
+        // A set-up mistake is no weather: cron mails it (every run, until server.url is fixed).
+        if let problem = summary.setupProblem { console.err("recipes: sync: \(TerminalText.clean(problem))\n") }
     }
 
     private func stamp(_ time: Date) -> String { "\(EventTimestamp.string(time)) [\(processID)] " }

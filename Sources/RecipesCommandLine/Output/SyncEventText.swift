@@ -124,9 +124,12 @@ enum SyncEventText {
         if summary.failedEarlier > 0 { parts.append("\(summary.failedEarlier) failed earlier, not retried") }
         if summary.cancelledEarlier > 0 { parts.append("\(summary.cancelledEarlier) cancelled earlier") }
         if let reason = summary.pullStopped { parts.append("pull stopped: " + TerminalText.clean(reason)) }
+        let counts = parts.isEmpty ? "" : parts.joined(separator: ", ") + "; "
         if summary.credentialsRefused {
-            let counts = parts.isEmpty ? "" : parts.joined(separator: ", ") + "; "
             return "sync: " + counts + "stopped: the server refused the credentials (" + credentialsHint + ")"
+        }
+        if let problem = summary.setupProblem {
+            return "sync: " + counts + "stopped: " + TerminalText.clean(problem)
         }
         return parts.isEmpty ? "sync: nothing to do" : "sync: " + parts.joined(separator: ", ")
     }
@@ -162,6 +165,8 @@ struct OfflineRecipes: Sendable {
     var line: String? {
         guard count > 0 else { return nil }
         let recipes = count == 1 ? "1 recipe waits" : "\(count) recipes wait"
-        return "offline: " + (reason ?? "the server cannot be reached") + "; \(recipes) for it, nothing was sent"
+        let reason = reason ?? "the server cannot be reached"
+        let sent = reason.contains("nothing was sent") ? "" : ", nothing was sent"  // the engine's words say it
+        return "offline: " + reason + "; \(recipes) for it" + sent
     }
 }
