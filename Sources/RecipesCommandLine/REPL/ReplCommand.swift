@@ -26,6 +26,8 @@ public enum ReplCommand: Equatable, Sendable {
     case wait
     /// `edit <id>`: the recipe in the person's text editor.
     case editInEditor(id: RecipeReference)
+    /// `edit <id> --from <file>`: a recipe card applied as the editor's save applies it.
+    case applyCard(id: RecipeReference, path: String)
     /// `search <words>`: as `recipes search`.
     case search(words: [String])
     /// `import [--dry-run] <file>...`: as `recipes import`.
@@ -80,7 +82,8 @@ public struct ReplCommandSpec: Sendable {
         .init(name: "description", usage: "description <id> <text>", summary: "set the description (\"\" clears)", oneShot: true),
         .init(name: "yield", usage: "yield <id> <text>", summary: "set the yield, e.g. \"4 servings\"", oneShot: true),
         .init(name: "keywords", usage: "keywords <id> <text>", summary: "set comma-separated keywords", oneShot: true),
-        .init(name: "edit", usage: "edit <id>", summary: "open the recipe in $VISUAL/$EDITOR as a recipe card"),
+        .init(name: "edit", usage: "edit <id> | edit <id> --from <file>",
+              summary: "open the recipe in $VISUAL/$EDITOR as a recipe card / apply a card kept from an edit"),
         .init(name: "ingredient",
               usage: "ingredient add <id> <text> | ingredient rm <id> <n> | ingredient set <id> <n> <text> "
                 + "| ingredient insert <id> <n> <text> | ingredient move <id> <n> <to>",
@@ -147,6 +150,10 @@ public struct ReplCommandSpec: Sendable {
         case "ingredient", "step":
             return try parsePart(arguments)
         case "edit":
+            if arguments.count == 3, arguments[1] == "--from" {
+                guard !arguments[2].isEmpty else { throw usageError("--from needs a file") }
+                return .applyCard(id: try Self.recipeID(arguments[0]), path: arguments[2])
+            }
             guard arguments.count == 1 else { throw usageError() }
             return .editInEditor(id: try Self.recipeID(arguments[0]))
         case "search":

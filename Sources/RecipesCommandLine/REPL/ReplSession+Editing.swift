@@ -10,9 +10,16 @@ extension ReplSession {
             // Lines of a background sync wait while the editor owns the terminal.
             jobs.lines.setMode(.held)
             defer { jobs.lines.setMode(.direct) }
-            let editing = RecipeEditing(
+            var editing = RecipeEditing(
                 store: try writableStore(), editor: EditorProcess(environment: environment), console: console, ask: ask)
+            editing.dialect = dialect
             console.out(try await editing.edit(id) + "\n")
+        case .applyCard(let reference, let path):
+            let id = try store.recipeID(reference)
+            var editing = RecipeEditing(
+                store: try writableStore(), editor: EditorProcess(environment: environment), console: console, ask: ask)
+            editing.dialect = dialect
+            console.out(try editing.apply(from: expandTilde(path), to: id) + "\n")
         case .search(let words):
             let result = try store.search(words)
             let bold = SearchFormatter.wantsBold(stdoutIsTerminal: interactive, environment: environment)
