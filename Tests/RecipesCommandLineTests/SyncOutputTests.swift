@@ -298,20 +298,78 @@ struct SyncOutputTests {
         }
     }
 
-    @Test("terminal frame: the exact rows of one upload at 80 and 120 columns; the bar takes what is left")
+    @Test("terminal frame: the exact rows of one upload at 80 and 120 columns; the bar takes what the fixed fields leave")
     func terminalRowLayout() {
         var state = SyncProgressState()
         state.apply(event(.start, step: .image, total: 262_144, attempt: 2, at: 0))
         state.apply(event(.progress, step: .image, bytes: 131_072, total: 262_144, at: 1))
         let now = t0.addingTimeInterval(2)
         #expect(SyncProgressView.render(state, now: now, columns: 80) == [
-            "Tomato soup  image   [########---------]  50%  128.0 KiB / 256.0 KiB  attempt 2",
+            "Tomato soup  image   [######-------]  50%    128.0 KiB / 256.0 KiB    attempt 2",
             "0 of 1 recipe done · 64.0 KiB/s",
         ])
         #expect(SyncProgressView.render(state, now: now, columns: 120) == [
-            "Tomato soup  image   [###############---------------]  50%  128.0 KiB / 256.0 KiB   64.0 KiB/s  attempt 2",
+            "Tomato soup  image   [###############---------------]  50%    128.0 KiB / 256.0 KiB   64.0 KiB/s   attempt 2",
             "0 of 1 recipe done · 64.0 KiB/s",
         ])
+    }
+
+    /// The width of the bar in `row` (`[…]`), or nil when it has none.
+    private func barWidth(_ row: String) -> Int? {
+        guard let open = row.firstIndex(of: "["), let close = row[open...].firstIndex(of: "]") else { return nil }
+        return row.distance(from: open, to: close) + 1
+    }
+
+    @Test("terminal frame: a bar keeps its width from the first frame to the last, whatever its fields hold",
+          arguments: [60, 80, 100, 120])
+    func barWidthStable(columns: Int) throws {
+        var state = SyncProgressState()
+        state.expect(recipes: 2, titles: ["Soup", "Bread"])
+        var widths: Set<Int> = []
+        func frame(_ seconds: Double) {
+            for row in SyncProgressView.render(state, now: t0.addingTimeInterval(seconds), columns: columns).dropLast() {
+                if let width = barWidth(row) { widths.insert(width) }
+            }
+        }
+        state.apply(event(.start, id: 1, title: "Soup", step: .image, total: 3 << 20, attempt: 1, at: 0))
+        frame(0)
+        for tick in 1...24 {  // bytes and sizes grow, a rate appears and changes
+            state.apply(event(.progress, id: 1, title: "Soup", step: .image, bytes: Int64(tick) << 17, total: 3 << 20,
+                              at: Double(tick) / 10))
+            frame(Double(tick) / 10 + 0.05)
+        }
+        state.apply(event(.start, id: 2, title: "Bread", step: .image, total: 900, attempt: 2, at: 2.5))  // a retry
+        frame(2.6)
+        state.apply(event(.progress, id: 2, title: "Bread", step: .image, bytes: 900, total: 900, at: 2.7))  // sent whole
+        frame(2.8)
+        frame(9)  // waiting for the answers
+        #expect(widths.count == 1, "bar widths seen at \(columns) columns: \(widths.sorted())")
+    }
+
+    @Test("terminal frame: a body sent whole reads `waiting for the server`, with no falling rate, until the answer comes")
+    func waitingForTheServer() {
+        var state = SyncProgressState()
+        state.apply(event(.start, step: .image, total: 262_144, attempt: 1, at: 0))
+        state.apply(event(.progress, step: .image, bytes: 131_072, total: 262_144, at: 1))
+        state.apply(event(.progress, step: .image, bytes: 262_144, total: 262_144, at: 2))
+        for seconds in [2.5, 4.0, 8.0] {
+            let rows = SyncProgressView.render(state, now: t0.addingTimeInterval(seconds), columns: 100)
+            #expect(rows[0].hasSuffix("100%  waiting for the server"), "\(rows)")
+            #expect(!rows.joined().contains("/s"), "no rate while nothing is sent: \(rows)")
+        }
+        let narrow = SyncProgressView.render(state, now: t0.addingTimeInterval(3), columns: 50)
+        #expect(narrow[0].hasSuffix("100%  waiting"), "\(narrow)")
+    }
+
+    @Test("terminal output: told how many recipes the run has, the overall row counts against them from the first frame")
+    func expectedTotal() {
+        let console = CapturingConsole()
+        let output = TerminalSyncOutput(
+            console: console, colour: false, clock: { t0 }, size: { TerminalSize(columns: 80, rows: 24) })
+        output.expect(titles: ["Soup", "Bread", "Tea", "Jam", "Pie"])
+        output.emit(event(.start, id: 1, title: "Soup", step: .image, total: 100, attempt: 1, at: 0))
+        #expect(console.stdout.contains("0 of 5 recipes done"), "\(console.stdout)")
+        #expect(!console.stdout.contains("of 1 recipe"))
     }
 
     @Test("terminal frame: a body of unknown size reads `uploading revision N` until bytes flow, then bytes sent")

@@ -72,6 +72,11 @@ struct SyncInvocation: Equatable {
 
     private func run(context: CommandContext, store: RecipeStore, settings: SyncSettings, jobs configuredJobs: Int) async throws -> SyncSummary {
         let output = output(context)
+        if mode == .terminal, direction != .pullOnly {
+            // The live display counts against the recipes due now (those named), from its first frame.
+            let expected = try ids.map { try store.recipes(ids: store.recipeIDs($0)) } ?? store.dueRecipes(at: settings.now())
+            output.expect(titles: expected.map(\.title))
+        }
         let run = SyncRun(store: store, settings: settings, options: try options(jobs: configuredJobs, store: store)) { event in
             output.emit(event)
         }

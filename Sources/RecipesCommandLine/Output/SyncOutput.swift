@@ -13,6 +13,14 @@ public protocol SyncOutput: Sendable {
     func emit(_ event: SyncEvent)
     /// Shows how the run ended; called once, after the last event.
     func finish(_ summary: SyncSummary)
+    /// Says which recipes the run is expected to upload (their titles), before it starts: the live display counts
+    /// against them and sizes its title column for them from the first frame.
+    func expect(titles: [String])
+}
+
+extension SyncOutput {
+    /// Only the live display uses them.
+    func expect(titles: [String]) {}
 }
 
 /// The four ways of showing a sync run.

@@ -83,6 +83,10 @@ final class TerminalSyncOutput: SyncOutput {
         if let next { schedule(next) }
     }
 
+    func expect(titles: [String]) {
+        screen.withLock { $0.progress.expect(recipes: titles.count, titles: titles) }
+    }
+
     func finish(_ summary: SyncSummary) {
         screen.withLock { screen in
             guard !screen.finished else { return }
