@@ -9,11 +9,13 @@ PREFIX ?= /usr/local
 # crontab command, the tools the tests start — python3 and openssl for a local HTTPS endpoint, systemd's
 # systemd-analyze for the service units, iproute2's ip for the network namespaces of the watcher's tests and of the
 # link with delay — and those the benchmarks use: curl, bc, GNU time).
-APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config cron sqlite3 python3 openssl curl bc time \
+APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config binutils cron sqlite3 python3 openssl curl bc time \
 	systemd iproute2
 RELEASE_FLAGS := -c release --static-swift-stdlib
+# Where `make demo` writes the build's output (the demo's own output stands alone on the terminal).
+BUILD_LOG ?= $(BUILD)/build.log
 
-.PHONY: all deps migrations build client demo-server debug test mealie-tests tsan demo bench install clean
+.PHONY: all deps migrations build release strip client quiet-build debug test mealie-tests tsan demo bench install clean
 
 all: build
 
@@ -33,20 +35,26 @@ deps:
 migrations:
 	@./scripts/embed-migrations.sh
 
-## build: release binaries in $(BUILD)/release (recipes, recipes-server)
-build: deps migrations
+## build: release binaries in $(BUILD)/release (recipes, recipes-server), stripped; their symbols in *.debug beside them
+build: deps migrations release strip
+	@echo "binaries: $(BUILD)/release/recipes $(BUILD)/release/recipes-server"
+
+release:
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes-server
-	@echo "binaries: $(BUILD)/release/recipes $(BUILD)/release/recipes-server"
+
+## strip: debug information and symbols out of the release binaries, kept in recipes.debug and recipes-server.debug
+strip:
+	@./scripts/strip-binaries.sh $(BUILD)/release/recipes $(BUILD)/release/recipes-server
 
 ## client: the release `recipes` binary alone
 client: deps migrations
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes
 
-## demo-server: a debug build of recipes-server for the demo (shares its build with `make test`; a release build of
-## its dependencies takes several times longer)
-demo-server: deps migrations
-	$(SWIFT) build --scratch-path $(BUILD) --product recipes-server
+## quiet-build: `make build` with its output in $(BUILD_LOG) and one line of progress on the terminal
+quiet-build: deps migrations
+	@./scripts/quiet-build.sh $(BUILD_LOG) "building recipes and recipes-server (release; a first build takes several minutes)" \
+	    $(MAKE) --no-print-directory release strip
 
 debug: deps migrations
 	$(SWIFT) build --scratch-path $(BUILD)
@@ -69,8 +77,9 @@ tsan: deps
 	$(SWIFT) test --scratch-path $(BUILD)-tsan --sanitize=thread --filter 'LockingTests|OperationEngineTests|TaskExecutorTests|CancellationTests'
 	$(SWIFT) test --scratch-path $(BUILD)-tsan --sanitize=thread --filter RecipeSyncTests
 
-## demo: the main job end to end on its own: a local server on loopback, sample recipes, a sync you can watch
-demo: client demo-server
+## demo: the main job end to end on its own: a local server on loopback, sample recipes, a sync you can watch (the
+## build's output goes to $(BUILD_LOG); both release binaries are in $(BUILD)/release afterwards)
+demo: quiet-build
 	@BUILD=$(BUILD) ./scripts/demo.sh
 
 ## bench: release benchmarks; figures written to BENCHMARKS.md with the machine and date

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-.build}
 recipes="$PWD/$BUILD/release/recipes"
-server="$PWD/$BUILD/debug/recipes-server"
+server="$PWD/$BUILD/release/recipes-server"
 work=$(mktemp -d /tmp/recipes-demo.XXXXXX)
 home="$work/home"
 server_pid=""
@@ -60,8 +60,8 @@ step "Recipe 1 read back from the server"
 uuid=$("$recipes" status 1 --json --home "$home" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["uuid"])')
 curl -s -H 'Authorization: Bearer demo-token' "$url/v1/recipes/$uuid" | python3 -m json.tool
 
-step "An edit: a new title for recipe 2, then sync again (its image is on the server: only the JSON goes)"
-printf 'title 2 "Country sourdough"\n' | "$recipes" edit --home "$home"
+step "An edit from the shell (\`recipes title 2 …\`), then sync again (its image is on the server: only the JSON goes)"
+"$recipes" title 2 "Country sourdough" --home "$home"
 "$recipes" sync --home "$home" || true
 
 step "What the server saw (its request log: method, path, status)"
@@ -78,13 +78,10 @@ step "The home after the sync: no temporary files left in media/ and outbox/ (im
 laptop="$work/laptop"
 "$recipes" config set server.url "$url" --home "$laptop" >/dev/null
 printf 'demo-token\n' | "$recipes" config set server.token - --home "$laptop" >/dev/null
-# The laptop's local id of the recipe with the home's id $1 (ids are per home; the uuid is the recipe's identity).
-laptop_id() {
-    local uuid
-    uuid=$("$recipes" status "$1" --json --home "$home" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["uuid"])')
-    "$recipes" status --json --home "$laptop" | python3 -c '
-import json, sys
-print(next(e["id"] for e in json.load(sys.stdin) if e["uuid"] == sys.argv[1]))' "$uuid"
+# The first 8 digits of the uuid of the home's recipe $1, as `status` shows them: ids are per device, the uuid names
+# a recipe the same way on both.
+short_uuid() {
+    "$recipes" status "$1" --json --home "$home" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["uuid"][:8])'
 }
 
 step "A second device (a fresh home, $laptop): one \`recipes sync\` restores every recipe, images included"
@@ -92,20 +89,20 @@ step "A second device (a fresh home, $laptop): one \`recipes sync\` restores eve
 "$recipes" list --home "$laptop"
 (cd "$laptop" && find images -type f ! -name '.lock' | sort)
 
-step "Both devices edit recipe 1: the home its title, the laptop a new ingredient — the edits merge"
-soup=$(laptop_id 1)
-printf 'title 1 "Roast tomato soup"\n' | "$recipes" edit --home "$home"
+soup=$(short_uuid 1)
+bread=$(short_uuid 2)
+step "Both devices edit the soup ($soup, the start of its uuid, names it on both): the home its title, the laptop a new ingredient — the edits merge"
+"$recipes" title "$soup" "Roast tomato soup" --home "$home"
 "$recipes" sync --home "$home" || true
-printf 'ingredient add %s 1 tsp smoked paprika\n' "$soup" | "$recipes" edit --home "$laptop"
+"$recipes" ingredient add "$soup" 1 tsp smoked paprika --home "$laptop"
 "$recipes" sync --home "$laptop" || true
 "$recipes" sync --home "$home" || true
-"$recipes" show 1 --home "$home"
+"$recipes" show "$soup" --home "$home"
 
-step "Both devices change the yield of recipe 2: a conflict (exit 1) — nothing is overwritten"
-bread=$(laptop_id 2)
-printf 'yield 2 "2 loaves"\n' | "$recipes" edit --home "$home"
+step "Both devices change the yield of the bread ($bread): a conflict (exit 1) — nothing is overwritten"
+"$recipes" yield "$bread" "2 loaves" --home "$home"
 "$recipes" sync --home "$home" || true
-printf 'yield %s "12 rolls"\n' "$bread" | "$recipes" edit --home "$laptop"
+"$recipes" yield "$bread" "12 rolls" --home "$laptop"
 status=0
 "$recipes" sync --home "$laptop" || status=$?
 echo "exit status $status"
@@ -117,5 +114,5 @@ step "Resolved on the laptop: keep its own yield (--mine), and sync — both dev
 "$recipes" sync --home "$laptop" || true
 "$recipes" sync --home "$home" || true
 printf 'home:   %s\nlaptop: %s\n' \
-    "$("$recipes" show 2 --json --home "$home" | python3 -c 'import json, sys; print(json.load(sys.stdin)["recipeYield"])')" \
+    "$("$recipes" show "$bread" --json --home "$home" | python3 -c 'import json, sys; print(json.load(sys.stdin)["recipeYield"])')" \
     "$("$recipes" show "$bread" --json --home "$laptop" | python3 -c 'import json, sys; print(json.load(sys.stdin)["recipeYield"])')"

@@ -62,7 +62,9 @@ static inline int *recipes_editline_wake_fd(void) {
     static int fd = -1;
     return &fd;
 }
-typedef void (*recipes_editline_wake_function)(void);
+/// Prints what waits above the prompt; returns whether it printed anything (only then is the prompt redrawn: a
+/// redraw with nothing printed would write the prompt a second time after the first).
+typedef int (*recipes_editline_wake_function)(void);
 static inline recipes_editline_wake_function *recipes_editline_wake_handler(void) {
     static recipes_editline_wake_function handler = NULL;
     return &handler;
@@ -95,8 +97,7 @@ static inline int recipes_editline_getc(FILE *stream) {
             }
             if (fds[1].revents & POLLIN) {
                 recipes_editline_wake_function handler = *recipes_editline_wake_handler();
-                if (handler != NULL) handler();
-                rl_forced_update_display();
+                if (handler != NULL && handler()) rl_forced_update_display();
                 if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             }
         }

@@ -5,12 +5,14 @@ public enum BlockedReason {
     /// Describes why the recipe is not on the server at `now`, or nil when the server has its current revision.
     ///
     /// Times are shown as `HH:mm` in `timeZone` when on the same day as `now`, else with the date.
-    /// A conflict names the recipe's `id` in the command that resolves it.
-    public static func describe(_ sync: SyncInfo, id: Int64 = 0, at now: Date, timeZone: TimeZone = .current) -> String? {
+    /// The advice names the recipe's `id` in the command it gives, in `dialect`'s words (a shell's or the REPL's).
+    public static func describe(
+        _ sync: SyncInfo, id: Int64, at now: Date, timeZone: TimeZone = .current, dialect: CommandDialect = .shell
+    ) -> String? {
         let state = sync.effectiveState(at: now)
         switch state {
         case .conflict:
-            return sync.conflict?.blocked(id: id)
+            return sync.conflict?.blocked(id: id, dialect: dialect)
         case .synced:
             return nil
         case .uploading:
@@ -20,10 +22,8 @@ public enum BlockedReason {
             if let offline = sync.offlineSince {
                 return "offline since \(clockTime(offline, now: now, timeZone: timeZone))"
             }
-            if sync.syncedRevision == 0 {
-                return "not on the server yet; run `recipes sync`"
-            }
-            return "revision \(sync.revision) not uploaded yet (server has \(sync.syncedRevision)); run `recipes sync`"
+            guard let version = sync.serverVersion else { return "not on the server yet; run \(dialect.syncAll)" }
+            return "changed here since the server's version \(version); run \(dialect.syncAll)"
         case .waiting:
             let when = sync.nextAttemptAt.map { clockTime($0, now: now, timeZone: timeZone) } ?? "a later run"
             if let error = sync.lastError {
@@ -31,11 +31,11 @@ public enum BlockedReason {
             }
             return "retry at \(when)"
         case .failed:
-            return "failed: \(sync.lastError ?? "gave up"); run `recipes sync <id>` to try again"
+            return "failed: \(sync.lastError ?? "gave up"); run \(dialect.sync(id)) to try again"
         case .cancelled:
-            return "cancelled; edit it or run `recipes sync <id>` to resume"
+            return "cancelled; edit it or run \(dialect.sync(id)) to resume"
         case .deleting:
-            return "deletion not yet sent to the server; run `recipes sync`"
+            return "deletion not yet sent to the server; run \(dialect.syncAll)"
         }
     }
 

@@ -22,9 +22,9 @@ public enum RecipeConflict: Sendable, Equatable {
     }
 
     /// `status`'s `blocked` text for the recipe with local id `id`: the summary and how to resolve it, e.g.
-    /// "changed here and on the server: title — `recipes resolve 4 --mine` or `--theirs`".
-    public func blocked(id: Int64) -> String {
-        "\(summary) — `recipes resolve \(id) --mine` or `--theirs`"
+    /// "changed here and on the server: title — `recipes resolve 4 --mine` or `--theirs`" (in `dialect`'s words).
+    public func blocked(id: Int64, dialect: CommandDialect = .shell) -> String {
+        "\(summary) — \(dialect.resolve(id))"
     }
 
     /// The `conflicts` array of `status --json`: one `{"field","mine","theirs"}` per conflict.

@@ -122,6 +122,10 @@ public enum RecipeSyncMachine {
     /// The states of a recipe with work left for a sync: due now, or later after a backoff.
     public static let unsyncedStates: Set<SyncState> = [.pending, .waiting, .deleting, .uploading]
 
+    /// The states of a recipe not on the server that a sync without ids leaves alone until a person acts: `failed`
+    /// (after a permanent error or too many attempts) and `cancelled`. Each such run reminds of them.
+    public static let stoppedStates: Set<SyncState> = [.failed, .cancelled]
+
     /// Whether background sync should upload `record` at `now`: it has work left and no backoff ahead.
     public static func isDue(_ record: SyncRecord, at now: Date) -> Bool {
         guard unsyncedStates.contains(record.sync.state), record.sync.conflict == nil else { return false }

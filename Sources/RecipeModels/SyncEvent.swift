@@ -69,12 +69,28 @@ public struct SyncEvent: Sendable, Equatable {
     public var error: String?
     /// When it happened.
     public var time: Date
+    /// The server's version of the recipe the event leaves it at (`done`: the version the upload became; `pulled`,
+    /// `merged`: the version taken from the server), where one is known: the number every device shares.
+    public var version: Int64?
+    /// What the person can do about it, when the event asks something of them; each output names the command in
+    /// its own words (a shell's or the REPL's, see `CommandDialect`).
+    public var hint: Hint?
+
+    /// A command the person may want to run about the recipe of an event.
+    public enum Hint: Sendable, Equatable {
+        /// Choose between the two sides of a conflict: `recipes resolve <id> --mine` or `--theirs`.
+        case resolve
+        /// Sync it by id, which resumes a cancelled recipe: `recipes sync <id>` resumes it.
+        case resume
+        /// Sync it by id, which tries a failed recipe again from its first attempt: `recipes sync <id>` tries it again.
+        case retry
+    }
 
     /// Creates an event.
     public init(
         _ kind: Kind, id: Int64, uuid: UUID, title: String, step: Step? = nil, revision: Int64? = nil,
         bytes: Int64? = nil, total: Int64? = nil, attempt: Int? = nil, delay: Double? = nil, error: String? = nil,
-        time: Date = Date()
+        time: Date = Date(), version: Int64? = nil, hint: Hint? = nil
     ) {
         self.kind = kind
         self.id = id
@@ -88,6 +104,8 @@ public struct SyncEvent: Sendable, Equatable {
         self.delay = delay
         self.error = error
         self.time = time
+        self.version = version
+        self.hint = hint
     }
 }
 
@@ -109,15 +127,23 @@ public struct SyncSummary: Sendable, Equatable {
     public var conflicts = 0
     /// Recipes removed here because the server deleted them.
     public var removed = 0
+    /// Recipes that failed in an earlier run and wait for a person (`recipes sync <id>`): not retried, reminded of.
+    public var failedEarlier = 0
+    /// Recipes cancelled earlier (`recipes cancel`), left alone until edited or synced by id: reminded of.
+    public var cancelledEarlier = 0
     /// Why the pull stopped before the server's latest change (the server unreachable, failing), if it did.
     public var pullStopped: String?
     /// Whether the server refused the credentials (the run stopped).
     public var credentialsRefused = false
+    /// What is wrong with the set-up when the destination is not a recipes server or speaks another protocol (the run
+    /// stopped; a person must fix server.url), in words.
+    public var setupProblem: String?
 
     /// Creates an empty summary.
     public init(
         done: Int = 0, failed: Int = 0, cancelled: Int = 0, waiting: Int = 0, credentialsRefused: Bool = false,
-        pulled: Int = 0, merged: Int = 0, conflicts: Int = 0, removed: Int = 0
+        pulled: Int = 0, merged: Int = 0, conflicts: Int = 0, removed: Int = 0, failedEarlier: Int = 0,
+        cancelledEarlier: Int = 0
     ) {
         self.done = done
         self.failed = failed
@@ -128,11 +154,14 @@ public struct SyncSummary: Sendable, Equatable {
         self.merged = merged
         self.conflicts = conflicts
         self.removed = removed
+        self.failedEarlier = failedEarlier
+        self.cancelledEarlier = cancelledEarlier
     }
 
     /// How the run ended for the person who started it, the most serious first: the credentials were refused, else
-    /// a recipe failed or is in conflict (a person must act), else some work is left for a later run (offline,
-    /// backoff, busy, cancelled during the run), else everything asked for is on the server.
+    /// a recipe failed (in this run or an earlier one) or is in conflict (a person must act), else some work is left
+    /// for a later run (offline, backoff, busy, cancelled during the run), else everything asked for is on the server
+    /// (a recipe cancelled earlier was not asked for: it is reminded of, and the run is complete).
     public enum Verdict: Sendable, Equatable {
         /// Everything asked for is on the server.
         case complete
@@ -147,7 +176,7 @@ public struct SyncSummary: Sendable, Equatable {
     /// The run's verdict (see `Verdict`).
     public var verdict: Verdict {
         if credentialsRefused { return .credentialsRefused }
-        if failed > 0 || conflicts > 0 { return .someFailed }
+        if failed > 0 || conflicts > 0 || failedEarlier > 0 || setupProblem != nil { return .someFailed }
         if waiting > 0 || cancelled > 0 || pullStopped != nil { return .workLeft }
         return .complete
     }

@@ -1,3 +1,5 @@
+import RecipeModels
+
 /// One edit of a recipe, as the REPL's commands express it; applied by `RecipeStore.apply(_:to:)`.
 public enum RecipeChange: Sendable, Equatable {
     case title(String)
@@ -25,4 +27,12 @@ public enum RecipeChange: Sendable, Equatable {
     /// Attaches a copy already staged in the media folder.
     case setImage(StagedImage)
     case clearImage
+}
+
+/// What an edit came to (`RecipeStore.edit(_:of:)`).
+public struct EditOutcome: Sendable, Equatable {
+    /// The recipe as it is after the edit.
+    public var recipe: Recipe
+    /// Whether anything changed: false when every field already was as the edit would set it (no revision then).
+    public var changed: Bool
 }

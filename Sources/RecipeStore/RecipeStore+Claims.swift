@@ -94,6 +94,17 @@ extension RecipeStore {
         }
     }
 
+    /// The recipes a sync without ids leaves alone until a person acts (`failed`, `cancelled`; see
+    /// `RecipeSyncMachine.stoppedStates`), by id; those in conflict are reminded of as conflicts instead.
+    public func stoppedRecipes() throws(StoreError) -> [Recipe] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE state IN \(Self.stoppedStates) AND conflicts IS NULL ORDER BY id"
+            ).map(Self.decode)
+        }
+    }
+
     /// The recipes in conflict (a person must choose), by id.
     public func recipesInConflict() throws(StoreError) -> [Recipe] {
         try read { db in

@@ -24,46 +24,65 @@ extension RecipeStore {
         }
     }
 
-    /// Applies `change` to recipe `id` and, in the same transaction, bumps its revision and marks it for upload.
-    ///
-    /// A change that fails (unknown id, deleted recipe, index out of range, text `RecipeText` refuses, a damaged
-    /// database) changes nothing.
+    /// Applies `change` to recipe `id` and, in the same transaction, bumps its revision and marks it for upload;
+    /// returns the recipe as it is now (see `edit(_:of:)`).
     @discardableResult
     public func apply(_ change: RecipeChange, to id: Int64) throws(StoreError) -> Recipe {
+        try edit(change, of: id).recipe
+    }
+
+    /// Applies `change` to recipe `id` and, in the same transaction, bumps its revision and marks it for upload.
+    ///
+    /// A change that leaves every field as it was (a title set to the title it has, an ingredient moved to where it
+    /// is, the image it already shows) changes nothing: no revision, nothing to upload, `changed` false. Only a
+    /// recipe in conflict takes such an edit, which settles the conflict of the field it sets with the value it has.
+    /// A change that fails (unknown id, deleted recipe, index out of range, text `RecipeText` refuses, a damaged
+    /// database) changes nothing.
+    public func edit(_ change: RecipeChange, of id: Int64) throws(StoreError) -> EditOutcome {
         if let given = RecipeText.text(of: change) { try Self.check(given.text, as: given.field) }
         var unneededCopy: String?
-        func apply(keeping kept: String?) -> (Database) throws -> Recipe {
+        func apply(keeping kept: String?) -> (Database) throws -> EditOutcome {
             { db in
                 let current = try Self.editableRow(db, id: id)
                 let sent = try SentDraft.beforeEdit(current, id: id, db)
                 let before = try Self.conflictBeforeEdit(current, id: id, db)
+                let fieldsBefore = before == nil ? RecipeFields(try Self.fetchRecipe(db, id: id)) : nil
+                try db.execute(sql: "SAVEPOINT edit")
                 try Self.perform(change, on: id, in: db)
+                if let fieldsBefore, RecipeFields(try Self.fetchRecipe(db, id: id)) == fieldsBefore {
+                    // Undone to the byte (a second copy of the image it shows is not attached either).
+                    try db.execute(sql: "ROLLBACK TO edit")
+                    try db.execute(sql: "RELEASE edit")
+                    if let kept { unneededCopy = try Self.unreferencedCopy(kept, keeping: nil, db) }
+                    return EditOutcome(recipe: try Self.fetchRecipe(db, id: id), changed: false)
+                }
+                try db.execute(sql: "RELEASE edit")
                 try sent?.remember(id, db)
                 try self.markChanged(id, settling: before, in: db)
                 if kept != nil || change == .clearImage {
                     unneededCopy = try Self.unreferencedCopy(current["image_file"], keeping: kept, db)
                 }
-                return try Self.fetchRecipe(db, id: id)
+                return EditOutcome(recipe: try Self.fetchRecipe(db, id: id), changed: true)
             }
         }
         switch change {
         case .setImage(let staged):
             // Holding the media lock from the rename to the commit keeps garbage collection in other processes
             // from removing the new copy before a row refers to it.
-            return try media.withExclusiveAccess { () throws(StoreError) -> Recipe in
+            return try media.withExclusiveAccess { () throws(StoreError) -> EditOutcome in
                 try media.install(staged)
-                let recipe = try edit(apply(keeping: staged.fileName))
+                let outcome = try edit(apply(keeping: staged.fileName))
                 if let unneededCopy { media.remove(unneededCopy) }
-                return recipe
+                return outcome
             }
         case .clearImage:
             // Without a copy to let go (no image, or an unknown id: the change fails) the media lock is not taken,
             // so that a failed command creates nothing; a copy attached meanwhile elsewhere is left to collection.
             guard try currentCopy(of: id) != nil else { return try edit(apply(keeping: nil)) }
-            return try media.withExclusiveAccess { () throws(StoreError) -> Recipe in
-                let recipe = try edit(apply(keeping: nil))
+            return try media.withExclusiveAccess { () throws(StoreError) -> EditOutcome in
+                let outcome = try edit(apply(keeping: nil))
                 if let unneededCopy { media.remove(unneededCopy) }
-                return recipe
+                return outcome
             }
         default:
             return try edit(apply(keeping: nil))

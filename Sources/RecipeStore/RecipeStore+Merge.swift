@@ -35,8 +35,9 @@ public enum ServerCopyOutcome: Sendable, Equatable {
     /// Not taken: the server's copy breaks the store's rules (`RecipeStore.refusal(of:)`, which says why); the recipe
     /// stays as it was here.
     case refused(String)
-    /// Deleted on the server, not changed here: removed here too.
-    case removed
+    /// Deleted on the server, not changed here: removed here too (it had the local id `formerID` and the title
+    /// `title`, by which the run names it).
+    case removed(formerID: Int64, title: String)
 }
 
 extension RecipeStore {
@@ -97,7 +98,7 @@ extension RecipeStore {
         case .deleted:
             if sync.deleted || !edited {
                 try apply(.removedOnServer, to: id, db)
-                return (nil, .removed)
+                return (nil, .removed(formerID: id, title: recipe.title))
             }
             try record(.conflict(.deletedOnServer), base: nil, changed: false, deleted: false)
             return (id, .conflict(.deletedOnServer))

@@ -8,7 +8,8 @@ import Glibc
 
 extension RecipeStore {
     /// Whether a sync of every due recipe would find nothing at all to do in `home`: no recipe pending, waiting,
-    /// deleting or uploading, none a new server's interrupted first pass still owes an upload, no migration missing, and no file recipes wrote in `media/` or `outbox/` (a cancelled or
+    /// deleting or uploading, none failed or cancelled (which each run reminds of), none a new server's interrupted first
+    /// pass still owes an upload, no migration missing, and no file recipes wrote in `media/` or `outbox/` (a cancelled or
     /// failed recipe's kept copy, or anything a sync might collect, leaves the answer to the sync itself: false).
     ///
     /// Answered without opening the store, which writes on every open (GRDB makes sure a WAL file exists by creating
@@ -47,7 +48,7 @@ extension RecipeStore {
                     // The file replaced since the check (SQLite creates an empty one when it is gone): not idle.
                     guard try db.tableExists("recipes"),
                         try Bool.fetchOne(db, sql: """
-                            SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates) OR \(owedToNewServer))
+                            SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates) OR state IN \(stoppedStates) OR \(owedToNewServer))
                             """) == false,
                         let row = try Row.fetchOne(db, sql: "SELECT server_id, seq FROM sync_cursor WHERE id = 1")
                     else { return nil }
@@ -89,6 +90,7 @@ extension RecipeStore {
         }
         try refuseSecondName(path, info)
         if info.st_mode & S_IFMT == S_IFDIR { throw StoreError(.notADatabase(path: path)) }
+        if info.st_mode & S_IFMT != S_IFREG { throw StoreError(.notADatabase(path: path)) }
         if info.st_size == 0 { return (nil, []) }  // an empty file is an empty database
 
         var opened: DatabaseQueue?

@@ -82,6 +82,10 @@ extension RecipeStore {
     static let unsyncedStates = "(" + RecipeSyncMachine.unsyncedStates.map { "'\($0.rawValue)'" }.sorted()
         .joined(separator: ", ") + ")"
 
+    /// The SQL list of the states a sync reminds of (`RecipeSyncMachine.stoppedStates`).
+    static let stoppedStates = "(" + RecipeSyncMachine.stoppedStates.map { "'\($0.rawValue)'" }.sorted()
+        .joined(separator: ", ") + ")"
+
     /// The SQL condition of `RecipeSyncMachine.isDue` at `?` (now), for queries over many recipes.
     static let dueCondition =
         "state IN \(unsyncedStates) AND conflicts IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?)"

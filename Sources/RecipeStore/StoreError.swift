@@ -14,6 +14,10 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         /// The database file has another name (`detail`: a symbolic link, hard links): refused, left untouched.
         case linkedDatabase(path: String, detail: String)
         case unknownRecipe(id: Int64)
+        /// No recipe's uuid starts with the prefix a person gave.
+        case noRecipeWithUUID(prefix: String)
+        /// Several recipes' uuids start with the prefix a person gave (up to six of them).
+        case ambiguousUUID(prefix: String, matches: [UUIDMatch])
         case recipeDeleted(id: Int64)
         case indexOutOfRange(what: String, index: Int, count: Int, id: Int64, allowingEnd: Bool = false)
         case emptyTitle
@@ -86,6 +90,13 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
                 + "with --home; nothing was changed"
         case .unknownRecipe(let id):
             return "no recipe with id \(id); `list` shows the ids"
+        case .noRecipeWithUUID(let prefix):
+            return "no recipe here has a uuid starting with \(prefix); `status` shows each recipe's uuid (a recipe made "
+                + "on another device is here once a sync has pulled it)"
+        case .ambiguousUUID(let prefix, let matches):
+            let listed = matches.prefix(5).map { "\($0.id) \($0.title) (\($0.uuid))" }.joined(separator: ", ")
+            let more = matches.count > 5 ? ", …" : ""
+            return "\(prefix) is the start of the uuid of several recipes: \(listed)\(more); give more of the uuid, or the id"
         case .recipeDeleted(let id):
             return "recipe \(id) is deleted; its deletion is sent to the server on the next sync"
         case .indexOutOfRange(let what, let index, let count, let id, let allowingEnd):

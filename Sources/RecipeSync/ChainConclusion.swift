@@ -38,19 +38,27 @@ struct ChainConclusion: Sendable {
     /// Decides how `ending` concludes at `now`; `retryCap` is the retry policy's longest `Retry-After`.
     static func decide(_ ending: Ending, now: Date, retryCap: Duration) -> ChainConclusion {
         let claim = ending.claim
-        func event(_ kind: SyncEvent.Kind, attempt: Int? = nil, delay: Double? = nil, error: String? = nil) -> SyncEvent {
+        func event(
+            _ kind: SyncEvent.Kind, attempt: Int? = nil, delay: Double? = nil, error: String? = nil,
+            version: Int64? = nil, hint: SyncEvent.Hint? = nil
+        ) -> SyncEvent {
             SyncEvent(
                 kind, id: claim.recipe.id, uuid: claim.recipe.uuid, title: claim.recipe.title, step: ending.step,
-                revision: claim.revision, attempt: attempt, delay: delay, error: error, time: now)
+                revision: claim.revision, attempt: attempt, delay: delay, error: error, time: now, version: version,
+                hint: hint)
         }
         switch ending.outcome {
         case .succeeded:
             let result: ChainResult
+            var serverVersion: Int64?
             switch ending.pushed {
-            case .uploaded(let revision, let version, let base)?: result = .uploaded(revision: revision, version: version, base: base)
+            case .uploaded(let revision, let version, let base)?:
+                result = .uploaded(revision: revision, version: version, base: base)
+                serverVersion = version
             case .deleted?, nil: result = .deleted
             }
-            return ChainConclusion(result: result, events: [event(.done)], tally: SyncSummary(), stopsRun: nil)
+            return ChainConclusion(
+                result: result, events: [event(.done, version: serverVersion)], tally: SyncSummary(), stopsRun: nil)
         case .failed(let error):
             let failure = error as? StepFailure
             let message = failure?.message ?? describe(error)
@@ -63,12 +71,19 @@ struct ChainConclusion: Sendable {
             case .conflict:
                 // Merged with the server's copy, which left conflicts: recorded by the merge, waiting for a person.
                 return ChainConclusion(
-                    result: .interrupted(error: nil), events: [event(.conflict, error: message)],
+                    result: .interrupted(error: nil), events: [event(.conflict, error: message, hint: .resolve)],
                     tally: SyncSummary(conflicts: 1), stopsRun: nil)
             case .later:
                 return ChainConclusion(
                     result: .interrupted(error: message), events: [event(.skipped, error: message)],
                     tally: SyncSummary(waiting: 1), stopsRun: nil)
+            case .setup:
+                // Not the recipe's fault: it stays due, and the run stops with what to fix.
+                var tally = SyncSummary(waiting: 1)
+                tally.setupProblem = message
+                return ChainConclusion(
+                    result: .interrupted(error: message), events: [event(.skipped, error: "not sent: " + message)],
+                    tally: tally, stopsRun: .setup)
             case .leaseLost:
                 return ChainConclusion(
                     result: .interrupted(error: nil), events: [event(.cancelled, error: message)],
@@ -77,16 +92,20 @@ struct ChainConclusion: Sendable {
                 let text = "gave up after \(ending.attempts) attempts: \(message)"
                 return ChainConclusion(
                     result: .failed(attempts: ending.attempts, error: text),
-                    events: [event(.failed, attempt: ending.attempts, error: text)], tally: SyncSummary(failed: 1),
+                    events: [event(.failed, attempt: ending.attempts, error: text, hint: .retry)], tally: SyncSummary(failed: 1),
                     stopsRun: nil)
             case .permanent, nil:
                 return ChainConclusion(
                     result: .failed(attempts: ending.attempts, error: message),
-                    events: [event(.failed, attempt: ending.attempts, error: message)], tally: SyncSummary(failed: 1),
+                    events: [event(.failed, attempt: ending.attempts, error: message, hint: .retry)], tally: SyncSummary(failed: 1),
                     stopsRun: nil)
             }
         case .cancelled(let reason):
             switch ending.stop {
+            case .setup:
+                return ChainConclusion(
+                    result: .interrupted(error: nil), events: [event(.skipped, error: ChainRegistry.words(.setup))],
+                    tally: SyncSummary(waiting: 1), stopsRun: nil)
             case .credentials:
                 // Not cancelled by anyone: not sent, and still due once the credentials are right.
                 return ChainConclusion(
@@ -152,6 +171,9 @@ extension SyncSummary {
         merged += other.merged
         conflicts += other.conflicts
         removed += other.removed
+        failedEarlier += other.failedEarlier
+        cancelledEarlier += other.cancelledEarlier
         pullStopped = pullStopped ?? other.pullStopped
+        setupProblem = setupProblem ?? other.setupProblem
     }
 }

@@ -12,6 +12,8 @@ enum StopReason: Sendable, Equatable {
     case credentials
     /// Another process took the lease over (this one was too slow to renew it): stop at once.
     case leaseLost
+    /// The destination is not a recipes server (a set-up mistake): the run stops, the recipe stays as it was.
+    case setup
 }
 
 /// The chains in flight in this process, so that a cancellation found by the poller, Ctrl-C or a refused token
@@ -85,6 +87,7 @@ final class ChainRegistry: Sendable {
         case .interrupted: "interrupted"
         case .credentials: "stopped: the server refused the credentials"
         case .leaseLost: "another process took the recipe over"
+        case .setup: "not sent: server.url does not name a recipes server"
         }
     }
 }

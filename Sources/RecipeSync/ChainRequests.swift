@@ -30,6 +30,7 @@ struct ChainRequests: Sendable {
                 throw StepFailure(.credentials, "not sent: the server refused the credentials")
             }
             if error.kind == .connectionRefused || error.kind == .connectTimeout { reachability.invalidate() }
+            if let mistake = setUpMistake(.transport(error.kind, message: error.message)) { throw mistake }
             let outcome = TransferOutcome.classify(.failure(error), now: settings.now(), redacting: settings.token)
             var failure = StepFailure.from(outcome, what: what) ?? StepFailure(.permanent, "\(what): \(error.message)")
             if let advice = StepFailure.advice(for: error.kind) { failure.message += "; " + advice }
@@ -37,11 +38,24 @@ struct ChainRequests: Sendable {
         }
     }
 
-    /// The failure an unexpected answer stands for.
-    func failure(_ response: HTTPResponse, what: String) -> StepFailure {
+    /// The failure an unexpected answer to `request` stands for: a set-up mistake when the answer shows that the
+    /// destination is not a recipes server (`DestinationDiagnosis`), else as `TransferOutcome` classifies it.
+    func failure(
+        _ response: HTTPResponse, what: String, request: DestinationDiagnosis.ContractRequest = .always
+    ) -> StepFailure {
+        let body = String(decoding: response.body.prefix(512), as: UTF8.self)
+        if let mistake = setUpMistake(.answer(status: response.status, request: request, body: body)) { return mistake }
         let outcome = TransferOutcome.classify(.success(response), now: settings.now(), redacting: settings.token)
         return StepFailure.from(outcome, what: what)
             ?? StepFailure(.permanent, "\(what): unexpected answer HTTP \(response.status)")
+    }
+
+    /// The set-up mistake `observation` of the server shows, if it shows one: the whole run stops with it.
+    func setUpMistake(_ observation: DestinationDiagnosis.Observation) -> StepFailure? {
+        guard let destination = DestinationDiagnosis.Destination(url: api.baseURL) else { return nil }
+        let diagnosis = DestinationDiagnosis.classify(observation, of: destination)
+        guard diagnosis.isSetUpMistake, let words = diagnosis.words else { return nil }
+        return StepFailure(.setup, TransferOutcome.redact(words, token: settings.token))
     }
 
     /// The image step: `HEAD` by SHA-256 (a crash after an upload never sends the bytes again), then `PUT` from
@@ -239,7 +253,7 @@ struct ChainRequests: Sendable {
                     + "(\(RequestOrigin(url: url)?.description ?? "elsewhere")), which asked for credentials (HTTP "
                     + "\(response.status)); recipes sends the token to server.url's origin only")
             }
-            throw failure(response, what: what)
+            throw failure(response, what: what, request: .mayBeMissing)
         }
         do {
             _ = try download.check()

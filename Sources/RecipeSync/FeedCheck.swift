@@ -11,6 +11,9 @@ public enum FeedCheck: Sendable, Equatable {
     case changes
     /// The server could not be reached (why, in words): nothing can be pulled now.
     case unreachable(String)
+    /// Something answers, but it is not a recipes server, or it speaks another protocol (what to fix, in words): a
+    /// set-up mistake no later run cures (`DestinationDiagnosis`).
+    case setupMistake(String)
 
     /// Asks the server of `settings` about the changes after `cursor`.
     ///
@@ -20,7 +23,13 @@ public enum FeedCheck: Sendable, Equatable {
         guard let api = settings.api, let server = cursor.server else { return .changes }
         if let target = ConnectProbe.hostAndPort(of: api.baseURL),
            !(await settings.probe.isReachable(host: target.host, port: target.port)) {
-            return .unreachable("cannot reach \(target.host):\(target.port)")
+            return .unreachable(RunReports.unreachableWords(api, probe: settings.probe))
+        }
+        func diagnosed(_ observation: DestinationDiagnosis.Observation) -> FeedCheck? {
+            guard let destination = DestinationDiagnosis.Destination(url: api.baseURL) else { return nil }
+            let diagnosis = DestinationDiagnosis.classify(observation, of: destination)
+            guard diagnosis.isSetUpMistake, let words = diagnosis.words else { return nil }
+            return .setupMistake(TransferOutcome.redact(words, token: settings.token))
         }
         let client: HTTPClient
         do {
@@ -32,9 +41,12 @@ public enum FeedCheck: Sendable, Equatable {
         }
         do {
             let response = try await client.send(api.changes(since: cursor.seq, limit: 1))
+            let body = String(decoding: response.body.prefix(512), as: UTF8.self)
+            if let mistake = diagnosed(.answer(status: response.status, request: .always, body: body)) { return mistake }
             guard response.status == 200, let page = ChangesPage(response.body) else { return .changes }
             return page.server == server && page.changes.isEmpty ? .nothingNew : .changes
         } catch {
+            if let mistake = diagnosed(.transport(error.kind, message: error.message)) { return mistake }
             switch error.kind {
             case .connectionRefused, .connectTimeout, .dnsFailure:
                 return .unreachable(TransferOutcome.redact(error.message, token: settings.token))

@@ -175,6 +175,10 @@ struct PullRun: Sendable {
             tally.withLock { $0.credentialsRefused = true }
             registry.stopAll(.credentials)
             return nil
+        case .failed(let error as StepFailure) where error.kind == .setup:
+            tally.withLock { $0.setupProblem = error.message }
+            registry.stopAll(.setup)
+            return nil
         case let outcome:
             let reason = outcome.error.map(ChainConclusion.describe) ?? "interrupted"
             tally.withLock { $0.pullStopped = reason }
@@ -184,10 +188,17 @@ struct PullRun: Sendable {
 
     /// Reports what applying one change did, and counts it.
     func report(_ applied: AppliedChange, version: Int64, downloaded: ImageReference?) {
-        let id = applied.id ?? 0
-        func event(_ kind: SyncEvent.Kind, error: String? = nil, bytes: Int64? = nil) -> SyncEvent {
-            SyncEvent(kind, id: id, uuid: applied.uuid, title: applied.title, revision: version, bytes: bytes, error: error,
-                      time: settings.now())
+        var id = applied.id ?? 0
+        var title = applied.title
+        if case .removed(let formerID, let formerTitle) = applied.outcome {
+            (id, title) = (formerID, formerTitle)  // named as this device knew it: the id it had, its title here
+        }
+        func event(
+            _ kind: SyncEvent.Kind, error: String? = nil, bytes: Int64? = nil, hint: SyncEvent.Hint? = nil
+        ) -> SyncEvent {
+            SyncEvent(
+                kind, id: id, uuid: applied.uuid, title: title, bytes: bytes, error: error, time: settings.now(),
+                version: version, hint: hint)
         }
         if let downloaded { emit(event(.downloaded, bytes: downloaded.byteCount)) }
         switch applied.outcome {
@@ -203,7 +214,7 @@ struct PullRun: Sendable {
             emit(event(.merged, error: pending ? "sent to the server next" : nil))
             tally.withLock { $0.merged += 1 }
         case .conflict(let conflict):
-            emit(event(.conflict, error: conflict.blocked(id: id)))
+            emit(event(.conflict, error: conflict.summary, hint: .resolve))
             tally.withLock { $0.conflicts += 1 }
         case .removed:
             emit(event(.removed))

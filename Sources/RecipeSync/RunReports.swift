@@ -37,12 +37,34 @@ struct RunReports: Sendable {
         let waiting = try store.waitingRecipes(at: now)
         for recipe in waiting {
             let sync = recipe.sync.droppingLease(unless: settings.isOwnerAlive)
-            let words = BlockedReason.describe(sync, id: recipe.id, at: now) ?? "waiting"
+            let words = BlockedReason.describe(sync, id: recipe.id, at: now) ?? "waiting"  // advice in a shell's words
             emit(SyncEvent(
                 .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
                 delay: recipe.sync.nextAttemptAt.map { max(0, $0.timeIntervalSince(now)) }, error: words, time: now))
         }
         tally.withLock { $0.waiting += waiting.count }
+    }
+
+    /// Reminds of the recipes a run without ids leaves alone until a person acts: each failed one (exit status 1)
+    /// and each cancelled one, with what happened and (through its hint) the command that syncs it again. A reminder
+    /// is a `skipped` event: only the run that failed or cancelled a recipe reports it as such.
+    func reportStopped(now: Date) throws {
+        let recipes = try store.stoppedRecipes()
+        var failed = 0
+        for recipe in recipes {
+            let isFailed = recipe.sync.state == .failed
+            if isFailed { failed += 1 }
+            let words = isFailed
+                ? "failed earlier: \(recipe.sync.lastError ?? "gave up"); not retried without its id"
+                : "cancelled earlier; left alone until edited or synced by id"
+            emit(SyncEvent(
+                .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
+                error: words, time: now, hint: isFailed ? .retry : .resume))
+        }
+        tally.withLock { summary in
+            summary.failedEarlier += failed
+            summary.cancelledEarlier += recipes.count - failed
+        }
     }
 
     /// Reports the due recipes as not sent, the server having refused the credentials before any was (they stay due).
@@ -65,7 +87,7 @@ struct RunReports: Sendable {
             guard let conflict = recipe.sync.conflict else { continue }
             emit(SyncEvent(
                 .skipped, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
-                error: "in conflict: " + conflict.blocked(id: recipe.id), time: now))
+                error: "in conflict: " + conflict.summary, time: now, hint: .resolve))
         }
         tally.withLock { $0.conflicts += recipes.count }
     }
@@ -76,16 +98,27 @@ struct RunReports: Sendable {
             recipe.sync.state != .synced || recipe.sync.revision > recipe.sync.syncedRevision
         }
         try store.markOffline(ids: recipes.map(\.id), since: since)
-        let target = ConnectProbe.hostAndPort(of: api.baseURL).map { "\($0.host):\($0.port)" } ?? api.baseURL
+        let target = Self.unreachableWords(api, probe: settings.probe)
         for recipe in recipes {
             emit(SyncEvent(
                 .offline, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
-                error: "cannot reach \(target)", time: since))
+                error: target, time: since))
         }
         return tally.withLock { summary in
             summary.waiting += recipes.count
-            if pulling { summary.pullStopped = "cannot reach \(target)" }
+            if pulling { summary.pullStopped = target }
             return summary
         }
+    }
+
+    /// Why the server of `api` cannot be reached, in words (`cannot reach host:port: no route to the host …`,
+    /// `nothing answers on host:port …`), from what `probe` saw (`DestinationDiagnosis`).
+    static func unreachableWords(_ api: ServerAPI, probe: ConnectProbe) -> String {
+        guard let target = ConnectProbe.hostAndPort(of: api.baseURL) else { return "cannot reach \(api.baseURL)" }
+        guard let destination = DestinationDiagnosis.Destination(url: api.baseURL),
+            let failure = probe.lastFailure(host: target.host, port: target.port),
+            let words = DestinationDiagnosis.classify(.connect(failure), of: destination).words
+        else { return "cannot reach \(target.host):\(target.port)" }
+        return words
     }
 }

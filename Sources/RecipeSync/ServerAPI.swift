@@ -9,18 +9,53 @@ public struct ServerAPI: Sendable, Equatable {
     /// The base URL, without a trailing slash.
     public let baseURL: String
 
-    /// Creates the API of the server at `baseURL` (`http://` or `https://` with a host and, if any, a port from 1 to
-    /// 65535, without credentials, query or fragment); nil for anything else. This is the one check of a server URL,
-    /// for `recipes config set`, the configuration file and `RECIPES_SERVER_URL` alike.
+    /// Creates the API of the server at `baseURL` (see `problem(with:)`); nil when the URL has a problem. This is the
+    /// one check of a server URL, for `recipes config set`, the configuration file and `RECIPES_SERVER_URL` alike.
     public init?(baseURL: String) {
+        guard Self.problem(with: baseURL) == nil else { return nil }
         var base = baseURL.trimmingCharacters(in: .whitespaces)
         while base.hasSuffix("/") { base.removeLast() }
-        guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
-            components.user == nil, components.password == nil, components.query == nil, components.fragment == nil,
-            components.port.map({ (1...65_535).contains($0) }) ?? true
-        else { return nil }
         self.baseURL = base
+    }
+
+    /// What is wrong with `text` as a server's base URL, in words, or nil when it is one: `http://` or `https://`, a
+    /// host, a port from 1 to 65535 when one is given (`host:` with nothing after the colon is no port), no
+    /// credentials, query or fragment, and no `/v1` in the path (the client adds `/v1/…` to the base itself).
+    public static func problem(with text: String) -> String? {
+        var base = text.trimmingCharacters(in: .whitespaces)
+        while base.hasSuffix("/") { base.removeLast() }
+        guard !base.isEmpty else { return "it is empty" }
+        guard let separator = base.range(of: "://") else {
+            return "it has no scheme: write http:// or https:// in front (http://\(base))"
+        }
+        let scheme = base[..<separator.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            return "it must start with http:// or https://, not \(base[..<separator.upperBound])"
+        }
+        let rest = base[separator.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if authority.contains("@") { return "it holds a user name or password; keep the token in server.token instead" }
+        if authority.hasSuffix(":") {
+            return "it ends its host with \":\" but gives no port; give the port (\(scheme)://\(authority)8080) or "
+                + "leave the \":\" out for the default port (\(scheme == "https" ? 443 : 80))"
+        }
+        guard let components = URLComponents(string: base), let host = components.host, !host.isEmpty else {
+            if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]"),
+                Int(authority[authority.index(after: colon)...]) == nil
+            {
+                return "its port \"\(authority[authority.index(after: colon)...])\" is not a number from 1 to 65535"
+            }
+            return "it has no host name: write it as \(scheme)://HOST or \(scheme)://HOST:PORT"
+        }
+        if let port = components.port, !(1...65_535).contains(port) { return "its port \(port) is not from 1 to 65535" }
+        if components.query != nil || components.fragment != nil { return "it holds a query (?…) or a fragment (#…)" }
+        let segments = components.path.split(separator: "/")
+        if segments.contains("v1") {
+            let kept = segments.prefix { $0 != "v1" }.joined(separator: "/")
+            let suggested = "\(scheme)://\(authority)" + (kept.isEmpty ? "" : "/" + kept)
+            return "it holds /v1, which recipes adds to the base URL itself: set the server's base URL, \(suggested)"
+        }
+        return nil
     }
 
     /// The URL of image `sha256` on the server.

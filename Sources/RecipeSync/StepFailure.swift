@@ -19,6 +19,9 @@ public struct StepFailure: Error, RetryClassifiable, CustomStringConvertible, Se
         case later
         /// This process lost the recipe's lease, or the recipe was deleted meanwhile: stop without recording a failure.
         case leaseLost
+        /// The destination is not a recipes server, or speaks another protocol (`DestinationDiagnosis`): the whole run
+        /// stops (exit 1), the recipe stays as it was; the message says what to fix in server.url.
+        case setup
     }
 
     /// The kind.

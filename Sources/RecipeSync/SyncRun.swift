@@ -74,8 +74,10 @@ public final class SyncRun: Sendable {
         if due || pulls, settings.api != nil { HTTPClient.prepare() }
         try collectGarbage(now: now)
         if options.ids == nil, options.pushes {
-            // Recipes in backoff are not claimed by this run: reported once, counted as still waiting.
+            // Recipes in backoff are not claimed by this run: reported once, counted as still waiting; failed and
+            // cancelled ones wait for a person: reminded of.
             try reports.reportWaiting(now: now)
+            try reports.reportStopped(now: now)
             if !due && !pulls {
                 try reports.reportConflicts(except: [], at: now)
                 return tally.withLock { $0 }

@@ -11,7 +11,13 @@ public struct RecipesCommand: AsyncParsableCommand {
         abstract: "Edit recipe drafts offline and keep them safe in SQLite.",
         discussion: """
             State lives in $RECIPES_HOME, else ${XDG_DATA_HOME:-~/.local/share}/recipes; --home DIR overrides both.
-            Exit status: 0 success, 1 failure, 64 usage error; `recipes sync` also 75 (work still waiting) and
+
+            Editing commands, the same as in `recipes edit` (each is one change, one revision): \
+            \(ReplCommandSpec.all.filter(\.oneShot).map(\.name).joined(separator: ", ")); `recipes <command> --help` \
+            shows one's usage, e.g. `recipes new Pizza`, `recipes ingredient add 3 500 g flour`. Wherever a recipe's id \
+            goes, its uuid or the start of it (as `recipes status` shows it) names it on every device.
+
+            Exit status: 0 success, 1 failure, 64 usage error; `recipes sync` also 75 (work still waiting) and \
             77 (the server refused the credentials).
             """,
         version: version,
@@ -34,8 +40,20 @@ public struct RecipesCommand: AsyncParsableCommand {
     /// Runs the command line `arguments` (without the program name) through ArgumentParser, reading `--home=` as an
     /// empty `--home ""`, which `validate` refuses: ArgumentParser would take the next argument as the home instead
     /// (`recipes list --home= 3` would use a folder named `3`).
+    ///
+    /// The REPL's editing commands (`recipes new Pizza`) and words that name no command (`recipes sycn`, refused with
+    /// the closest command) are sorted out first (`OneShotCommand.route`); everything else goes to ArgumentParser.
     public static func main(arguments: [String]) async {
-        await main(emptyHomeSpelledOut(arguments))
+        let parserCommands = configuration.subcommands.map { $0._commandName }
+        switch OneShotCommand.route(arguments, parserCommands: parserCommands) {
+        case .oneShot(let name, let words, let home, let help):
+            Foundation.exit(await OneShotCommand.run(name: name, words: words, homeOption: home, help: help))
+        case .unknown(let word):
+            StandardConsole().err(OneShotCommand.unknownCommand(word, parserCommands: parserCommands))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        case .parser:
+            await main(emptyHomeSpelledOut(arguments))
+        }
     }
 
     /// `arguments` with each `--home=` before a `--` replaced by `--home` and an empty value.

@@ -11,10 +11,24 @@ import Darwin
 /// A value holding a function, so tests pass a fixed answer (`.constant(false)`) and the program passes `.live()`.
 public struct ConnectProbe: Sendable {
     private let check: @Sendable (String, Int) async -> Bool
+    /// Why the last connection to each host:port could not be opened (the live probe's; nil for others).
+    private let failures: Locked<[String: ConnectFailure]>?
 
     /// A probe answering with `check(host, port)`.
     public init(_ check: @escaping @Sendable (_ host: String, _ port: Int) async -> Bool) {
         self.check = check
+        self.failures = nil
+    }
+
+    private init(check: @escaping @Sendable (String, Int) async -> Bool, failures: Locked<[String: ConnectFailure]>) {
+        self.check = check
+        self.failures = failures
+    }
+
+    /// Why the last attempt of this probe to connect to `host`:`port` failed, when it did and the probe knows (the
+    /// live one does): what a person is told about an unreachable server.
+    public func lastFailure(host: String, port: Int) -> ConnectFailure? {
+        failures?.withLock { $0["\(host):\(port)"] }
     }
 
     /// The real probe: resolves `host` and opens (then closes) a TCP connection, answering within `timeout`.
@@ -25,17 +39,22 @@ public struct ConnectProbe: Sendable {
     public static func live(timeout: Duration = .seconds(2)) -> ConnectProbe {
         // A day is "forever" for a probe, and keeps every deadline computation far from overflowing.
         let timeout = min(max(timeout, .zero), .seconds(86_400))
-        return ConnectProbe { host, port in
-            await withCheckedContinuation { continuation in
+        let failures = Locked<[String: ConnectFailure]>([:])
+        return ConnectProbe(check: { host, port in
+            let key = "\(host):\(port)"
+            return await withCheckedContinuation { continuation in
                 let answer = FirstAnswer(continuation)
                 // Name resolution and connect block: run them off the cooperative thread pool.
                 DispatchQueue.global().async {
-                    answer.give(TCPConnectProbe.canConnect(host: host, port: port, timeout: timeout))
+                    let failure = TCPConnectProbe.attempt(host: host, port: port, timeout: timeout)
+                    if answer.give(failure == nil) { failures.withLock { $0[key] = failure } }
                 }
                 let seconds = timeout / .seconds(1)
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { answer.give(false) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                    if answer.give(false) { failures.withLock { $0[key] = .timedOut } }
+                }
             }
-        }
+        }, failures: failures)
     }
 
     /// A probe that always answers `reachable` (for tests and previews).
@@ -122,51 +141,81 @@ private final class FirstAnswer: Sendable {
 
     init(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation = Locked(continuation) }
 
-    func give(_ answer: Bool) {
+    /// Gives `answer` if none was given yet; whether it was this one.
+    @discardableResult
+    func give(_ answer: Bool) -> Bool {
         continuation.withLock { pending in
-            pending?.resume(returning: answer)
+            guard let waiting = pending else { return false }
+            waiting.resume(returning: answer)
             pending = nil
+            return true
         }
     }
+}
+
+/// Why a TCP connection could not be opened.
+public enum ConnectFailure: Sendable, Equatable {
+    /// The host's name could not be resolved.
+    case unresolved
+    /// The host answered that nothing listens on the port (`ECONNREFUSED`).
+    case refused
+    /// No route to the host or its network (`EHOSTUNREACH`, `ENETUNREACH`, …), in the system's words.
+    case unreachable(String)
+    /// No answer before the probe's deadline (the host down, a firewall dropping the packets, no network).
+    case timedOut
 }
 
 /// A non-blocking TCP connect with a deadline, over every address the host resolves to.
 enum TCPConnectProbe {
     /// True when some address of `host` accepts a TCP connection on `port` before `timeout` runs out.
     static func canConnect(host: String, port: Int, timeout: Duration) -> Bool {
+        attempt(host: host, port: port, timeout: timeout) == nil
+    }
+
+    /// Nil when some address of `host` accepts a TCP connection on `port` before `timeout` runs out, else why the
+    /// last address tried did not (a refusal wins over the others: the host is there).
+    static func attempt(host: String, port: Int, timeout: Duration) -> ConnectFailure? {
         let deadline = ContinuousClock.now + timeout
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else { return false }
+        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else { return .unresolved }
         defer { freeaddrinfo(first) }
         var entry: UnsafeMutablePointer<addrinfo>? = first
+        var failure = ConnectFailure.timedOut
         while let address = entry {
-            if connect(address.pointee, deadline: deadline) { return true }
+            guard let error = connect(address.pointee, deadline: deadline) else { return nil }
+            if failure != .refused { failure = error }
             entry = address.pointee.ai_next
         }
-        return false
+        return failure
     }
 
-    private static func connect(_ address: addrinfo, deadline: ContinuousClock.Instant) -> Bool {
+    /// Nil when connected, else why not.
+    private static func connect(_ address: addrinfo, deadline: ContinuousClock.Instant) -> ConnectFailure? {
         let socket = Glibc.socket(address.ai_family, address.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
                                   address.ai_protocol)
-        guard socket >= 0 else { return false }
+        guard socket >= 0 else { return .unreachable(String(cString: strerror(errno))) }
         defer { Glibc.close(socket) }
-        if Glibc.connect(socket, address.ai_addr, address.ai_addrlen) == 0 { return true }
-        guard errno == EINPROGRESS else { return false }
+        if Glibc.connect(socket, address.ai_addr, address.ai_addrlen) == 0 { return nil }
+        guard errno == EINPROGRESS else { return failure(errno) }
         while true {
             let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { return false }
+            guard remaining > .zero else { return .timedOut }
             var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
             let ready = poll(&descriptor, 1, Int32(clamping: max(1, remaining.milliseconds)))
             if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { return false }
-            var failure: Int32 = 0
+            guard ready > 0 else { return .timedOut }
+            var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
-            guard getsockopt(socket, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 else { return false }
-            return failure == 0
+            guard getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return failure(errno) }
+            return error == 0 ? nil : failure(error)
         }
+    }
+
+    /// The failure an `errno` of `connect` stands for.
+    private static func failure(_ code: Int32) -> ConnectFailure {
+        code == ECONNREFUSED ? .refused : .unreachable(String(cString: strerror(code)))
     }
 }

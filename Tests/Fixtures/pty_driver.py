@@ -1,13 +1,15 @@
 """A program on a pseudo-terminal, driven as a person at a keyboard would: shared by the pty_*.py scripts."""
-import os, pty, select, time
+import fcntl, os, pty, select, struct, termios, time
 
 
 class Terminal:
-    """Starts `argv` on a new pty; `output` holds everything the terminal showed so far."""
+    """Starts `argv` on a new pty (`columns` × `rows` when given); `output` holds everything the terminal showed so far."""
 
-    def __init__(self, argv):
+    def __init__(self, argv, columns=None, rows=24):
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
+            if columns:
+                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
             os.execv(argv[0], argv)
         self.output = b""
 

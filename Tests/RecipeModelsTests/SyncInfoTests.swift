@@ -34,20 +34,43 @@ struct SyncInfoTests {
     @Test("blocked says why in words, and nothing when synced")
     func blockedReasons() {
         let clock = BlockedReason.clockTime(now + 600, now: now, timeZone: utc)
-        #expect(BlockedReason.describe(SyncInfo(state: .synced, revision: 3, syncedRevision: 3), at: now) == nil)
+        #expect(BlockedReason.describe(SyncInfo(state: .synced, revision: 3, syncedRevision: 3), id: 1, at: now) == nil)
         #expect(BlockedReason.describe(
             SyncInfo(state: .waiting, revision: 2, attempts: 1, nextAttemptAt: now + 600, lastError: "503"),
-            at: now, timeZone: utc) == "retry at \(clock) after 503")
+            id: 1, at: now, timeZone: utc) == "retry at \(clock) after 503")
         #expect(BlockedReason.describe(
-            SyncInfo(state: .pending, revision: 2, leaseOwner: "4242:9", leaseExpiresAt: now + 5), at: now)
+            SyncInfo(state: .pending, revision: 2, leaseOwner: "4242:9", leaseExpiresAt: now + 5), id: 1, at: now)
             == "uploading in pid 4242")
-        #expect(BlockedReason.describe(SyncInfo(state: .cancelled, revision: 2), at: now)?.hasPrefix("cancelled") == true)
+        #expect(BlockedReason.describe(SyncInfo(state: .cancelled, revision: 2), id: 1, at: now)?.hasPrefix("cancelled") == true)
         #expect(BlockedReason.describe(
-            SyncInfo(state: .failed, revision: 2, lastError: "413 image too large"), at: now)?
+            SyncInfo(state: .failed, revision: 2, lastError: "413 image too large"), id: 1, at: now)?
             .hasPrefix("failed: 413 image too large") == true)
         #expect(BlockedReason.describe(
-            SyncInfo(state: .pending, revision: 2, offlineSince: now - 60), at: now, timeZone: utc)
+            SyncInfo(state: .pending, revision: 2, offlineSince: now - 60), id: 1, at: now, timeZone: utc)
             == "offline since \(BlockedReason.clockTime(now - 60, now: now, timeZone: utc))")
+    }
+
+    @Test("advice names the recipe's own id, in the words of the prompt it is read at (a shell's or the REPL's)",
+          arguments: [
+            (SyncState.failed, CommandDialect.shell, "run `recipes sync 7` to try again"),
+            (.failed, .repl, "run `sync 7` to try again"),
+            (.cancelled, .shell, "cancelled; edit it or run `recipes sync 7` to resume"),
+            (.cancelled, .repl, "cancelled; edit it or run `sync 7` to resume"),
+            (.pending, .shell, "not on the server yet; run `recipes sync`"),
+            (.pending, .repl, "not on the server yet; run `sync`"),
+          ])
+    func adviceInTheDialect(state: SyncState, dialect: CommandDialect, words: String) throws {
+        let blocked = try #require(BlockedReason.describe(
+            SyncInfo(state: state, revision: 2, lastError: "HTTP 413"), id: 7, at: now, dialect: dialect))
+        #expect(blocked.hasSuffix(words), "\(blocked)")
+        #expect(!blocked.contains("<id>"), "no placeholder for the person to fill in")
+    }
+
+    @Test("a conflict's advice is `recipes resolve 4 --mine` in a shell and `resolve 4 mine` in the REPL")
+    func conflictAdviceInTheDialect() {
+        let conflict = RecipeConflict.deletedOnServer
+        #expect(conflict.blocked(id: 4) == "deleted on the server, changed here — `recipes resolve 4 --mine` or `--theirs`")
+        #expect(conflict.blocked(id: 4, dialect: .repl) == "deleted on the server, changed here — `resolve 4 mine` or `theirs`")
     }
 
     @Test("clock times show the date only when not today")

@@ -125,6 +125,50 @@ struct EditTests {
 }
 
 /// Sets sync columns as the sync engine would (e.g. "state = 'synced', synced_revision = 1") for one recipe.
+@Suite("An edit that changes nothing costs nothing")
+struct UnchangedEditTests {
+    @Test("setting a field to the value it has, or moving a step to where it is, bumps no revision and uploads nothing",
+          arguments: [
+            RecipeChange.title("Soup"), .title("  Soup "), .description("Warm"), .yield("4 servings"),
+            .keywords("soup, vegan"), .setIngredient(1, "2 tomatoes"), .moveIngredient(from: 2, to: 2),
+            .setStep(1, "Chop."), .moveStep(from: 1, to: 1),
+          ])
+    func sameValue(change: RecipeChange) throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let id = try store.create(title: "Soup").id
+        for setup: RecipeChange in [
+            .description("Warm"), .yield("4 servings"), .keywords("soup,vegan"), .addIngredient("2 tomatoes"),
+            .addIngredient("1 onion"), .addStep("Chop."),
+        ] {
+            try store.apply(setup, to: id)
+        }
+        try simulateSync("state = 'synced', synced_revision = revision, server_version = 3", of: id, in: store)
+        let before = try store.recipe(id: id)
+        let outcome = try store.edit(change, of: id)
+        #expect(!outcome.changed)
+        #expect(outcome.recipe == before)
+        #expect(try store.recipe(id: id) == before, "revision, state and date stay: nothing to upload")
+        #expect(try store.hasDueWork(at: Date()) == false)
+        #expect(try store.edit(.title("Tomato soup"), of: id).changed, "a real change still counts")
+        #expect(try store.recipe(id: id).sync.revision == before.sync.revision + 1)
+    }
+
+    @Test("attaching the image a recipe already shows changes nothing and leaves no second copy in media/")
+    func sameImage() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let id = try store.create(title: "Bread").id
+        let path = dir.file("bread.png", pngBytes(size: 256))
+        try store.apply(.setImage(try store.media.stage(from: path)), to: id)
+        let before = try store.recipe(id: id)
+        #expect(try !store.edit(.setImage(try store.media.stage(from: path)), of: id).changed)
+        #expect(try store.recipe(id: id) == before)
+        let copies = try FileManager.default.contentsOfDirectory(atPath: dir.home.mediaURL.path).filter { !$0.hasPrefix(".") }
+        #expect(copies.count == 1, "\(copies)")
+    }
+}
+
 func simulateSync(_ assignments: String, of id: Int64, in store: RecipeStore) throws {
     try store.pool.write { db in
         try db.execute(sql: "UPDATE recipes SET \(assignments) WHERE id = ?", arguments: [id])

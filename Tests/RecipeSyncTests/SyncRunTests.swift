@@ -348,8 +348,9 @@ struct SyncRunTests {
             #expect(recorder.events(.failed).count == 1)
             try await Task.sleep(for: .milliseconds(200))
             #expect(await server.requests(atLeast: 8).filter(\.isRecipePut).count == 8)
-            // A background run leaves a failed recipe alone.
-            #expect(try await home.sync(server).verdict == .complete)
+            // A run without ids leaves a failed recipe alone, and reminds of it (a person must act: exit 1).
+            let later = try await home.sync(server)
+            #expect(later.verdict == .someFailed && later.failedEarlier == 1 && later.failed == 0)
             #expect(server.requests().count == 8)
         }
     }

@@ -57,7 +57,8 @@ struct ConflictCommandTests {
         #expect(entries[1]["id"] as? Int64 == other && entries[1]["serverVersion"] is NSNull)
         #expect((entries[1]["conflicts"] as? [Any])?.isEmpty == true)
         let text = try runRecipes(["status", "--home", home.directory.homePath])
-        #expect(text.stdout.contains("1   conflict") && text.stdout.contains(Self.blocked))
+        let row = try #require(text.stdout.split(separator: "\n").first { $0.hasPrefix("1 ") })
+        #expect(row.contains(" conflict ") && row.contains(Self.blocked), "\(row)")
     }
 
     @Test("show prints both values of each conflicting field, as text and under sync in --json")
@@ -108,7 +109,7 @@ struct ConflictCommandTests {
         (["resolve", "1"], "choose a side: --mine keeps your values, --theirs takes the server's"),
         (["resolve", "1", "--mine", "--theirs"], "choose one side: --mine or --theirs, not both"),
         (["resolve", "--mine"], "Missing expected argument '<id>'"),
-        (["resolve", "0", "--theirs"], "0 is not a recipe id"),
+        (["resolve", "0", "--theirs"], "\"0\" is not a recipe id or uuid; give the id"),
         (["resolve", "1", "--theirs", "--field", " "], "--field needs a field name"),
         (["conflicts", "3"], "Unexpected argument '3'"),
     ])
@@ -139,7 +140,7 @@ struct ConflictCommandTests {
         #expect(try home.recipe() == before)
     }
 
-    @Test("the REPL's conflicts and resolve, field names typed as words; help and completion know them")
+    @Test("the REPL's conflicts and resolve, field names typed as words, advice in the REPL's words; help knows them")
     func replCommands() throws {
         let home = try ConflictFixture()
         try home.fieldConflict()
@@ -149,12 +150,14 @@ struct ConflictCommandTests {
         #expect(run.status == 1, "one line failed")
         #expect(run.stderr == "error: line 3: choose mine or theirs, not \"sideways\"; usage: resolve <id> mine|theirs [<field>...]\n")
         #expect(run.stdout.hasSuffix("""
-            #1 Stew: resolved ingredient 2 (theirs); conflicts left: title — `recipes resolve 1 --mine` or `--theirs`
-            #1 Stew: resolved title (mine); pending, sent by the next `recipes sync`
+            #1 Stew: resolved ingredient 2 (theirs); conflicts left: title — `resolve 1 mine` or `theirs`
+            #1 Stew: resolved title (mine); pending, sent by the next `sync`
             no conflicts
 
             """), "\(run.stdout)")
         #expect(run.stdout.hasPrefix("#1 Stew: changed here and on the server: title, ingredient 2\n"))
+        #expect(run.stdout.contains("  resolve: `resolve 1 mine` or `theirs` (add a field's name to choose one field)\n"))
+        #expect(!run.stdout.contains("recipes resolve"), "no shell command inside the REPL")
         #expect(ReplSession.help(topic: nil).contains("resolve <id> mine|theirs [<field>...]"))
     }
 

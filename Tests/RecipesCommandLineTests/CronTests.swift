@@ -165,35 +165,35 @@ struct CronEndToEndTests {
             let dir = TemporaryDirectory()
             let home = dir.homePath
 
-            let first = try runRecipes(["cron", "install", "--home", home])
+            let first = try runInstalled(["cron", "install", "--home", home])
             #expect(first.status == 0, "\(first.stderr)")
-            #expect(first.stderr == "")
+            #expect(first.stderr == daemonWarning)
             let line = "*/5 * * * * RECIPES_HOME='\(home)' '\(recipesExecutable())' sync --background # recipes-sync home=\(home)"
             #expect(first.stdout == "installed: \(line)\n")
             #expect(try crontabText() == fixture + Array("\(line)\n".utf8))
 
-            let second = try runRecipes(["--home", home, "cron", "install"])
+            let second = try runInstalled(["--home", home, "cron", "install"])
             #expect(second.status == 0)
             #expect(try crontabText() == fixture + Array("\(line)\n".utf8), "installing twice leaves one line")
 
             let tenLine = line.replacing("*/5 ", with: "*/10 ")
-            #expect(try runRecipes(["cron", "install", "--every", "10", "--home", home]).stdout == "installed: \(tenLine)\n")
+            #expect(try runInstalled(["cron", "install", "--every", "10", "--home", home]).stdout == "installed: \(tenLine)\n")
             #expect(try crontabText() == fixture + Array("\(tenLine)\n".utf8), "a new --every updates the line")
 
-            let shown = try runRecipes(["cron", "show", "--home", home])
+            let shown = try runInstalled(["cron", "show", "--home", home])
             #expect(shown.status == 0)
             #expect(shown.stdout == tenLine + "\n")
 
-            let removed = try runRecipes(["cron", "uninstall", "--home", home])
+            let removed = try runInstalled(["cron", "uninstall", "--home", home])
             #expect(removed.status == 0)
             #expect(removed.stdout == "removed: \(tenLine)\n")
             #expect(try crontabText() == fixture, "everything else is byte for byte as before")
 
-            let none = try runRecipes(["cron", "show", "--home", home])
+            let none = try runInstalled(["cron", "show", "--home", home])
             #expect(none.status == 1)
             #expect(none.stdout == "")
             #expect(none.stderr == "no recipes sync line for \(home) in the crontab\n")
-            let again = try runRecipes(["cron", "uninstall", "--home", home])
+            let again = try runInstalled(["cron", "uninstall", "--home", home])
             #expect(again.status == 0)
             #expect(again.stdout == "no recipes sync line for \(home) in the crontab\n")
             #expect(try crontabText() == fixture)
@@ -205,15 +205,15 @@ struct CronEndToEndTests {
         try withSavedCrontab {
             try setCrontab(nil)
             let a = TemporaryDirectory(), b = TemporaryDirectory()
-            #expect(try runRecipes(["cron", "install"], environment: ["RECIPES_HOME": a.homePath]).status == 0)
-            #expect(try runRecipes(["cron", "install", "--home", b.homePath]).status == 0)
+            #expect(try runInstalled(["cron", "install"], environment: ["RECIPES_HOME": a.homePath]).status == 0)
+            #expect(try runInstalled(["cron", "install", "--home", b.homePath]).status == 0)
             #expect(try crontabText().split(separator: UInt8(ascii: "\n")).count == 2)
-            #expect(try runRecipes(["cron", "uninstall"], environment: ["RECIPES_HOME": a.homePath]).status == 0)
-            #expect(try runRecipes(["cron", "show"], environment: ["RECIPES_HOME": a.homePath]).status == 1)
-            let other = try runRecipes(["cron", "show", "--home", b.homePath])
+            #expect(try runInstalled(["cron", "uninstall"], environment: ["RECIPES_HOME": a.homePath]).status == 0)
+            #expect(try runInstalled(["cron", "show"], environment: ["RECIPES_HOME": a.homePath]).status == 1)
+            let other = try runInstalled(["cron", "show", "--home", b.homePath])
             #expect(other.status == 0)
             #expect(other.stdout.hasSuffix(" # recipes-sync home=\(b.homePath)\n"))
-            #expect(try runRecipes(["cron", "uninstall", "--home", b.homePath]).status == 0)
+            #expect(try runInstalled(["cron", "uninstall", "--home", b.homePath]).status == 0)
             #expect(try currentCrontab() == nil, "the crontab is removed, as it was before")
         }
     }
@@ -222,13 +222,13 @@ struct CronEndToEndTests {
     func everyOption() throws {
         try withSavedCrontab {
             let dir = TemporaryDirectory()
-            let hourly = try runRecipes(["cron", "install", "--every", "60", "--home", dir.homePath])
+            let hourly = try runInstalled(["cron", "install", "--every", "60", "--home", dir.homePath])
             #expect(hourly.stdout.hasPrefix("installed: 0 */1 * * * RECIPES_HOME="))
-            let daily = try runRecipes(["cron", "install", "--every", "1440", "--home", dir.homePath])
+            let daily = try runInstalled(["cron", "install", "--every", "1440", "--home", dir.homePath])
             #expect(daily.stdout.hasPrefix("installed: 0 0 * * * RECIPES_HOME="))
             let before = try crontabText()
             for bad in ["90", "0", "five"] {
-                let refused = try runRecipes(["cron", "install", "--every", bad, "--home", dir.homePath])
+                let refused = try runInstalled(["cron", "install", "--every", bad, "--home", dir.homePath])
                 #expect(refused.status == 64, "--every \(bad)")
                 #expect(refused.stdout == "")
                 if bad != "five" { #expect(refused.stderr.contains("use 1 to 59 minutes, or 60, 120"), "--every \(bad)") }
@@ -241,13 +241,13 @@ struct CronEndToEndTests {
     func environmentSecretsStayOut() throws {
         try withSavedCrontab {
             let dir = TemporaryDirectory()
-            let result = try runRecipes(["cron", "install", "--home", dir.homePath], environment: [
+            let result = try runInstalled(["cron", "install", "--home", dir.homePath], environment: [
                 "RECIPES_TOKEN": "sekrit-token", "RECIPES_SERVER_URL": "http://example.invalid:1",
                 "RECIPES_CA_BUNDLE": "/etc/ssl/extra.pem",
             ])
             #expect(result.status == 0)
             let quotedHome = "'\(dir.homePath)'"
-            #expect(result.stderr == """
+            #expect(result.stderr == daemonWarning + """
                 note: $RECIPES_SERVER_URL is set in this shell but cron will not see it; store it with \
                 `recipes --home \(quotedHome) config set server.url URL`
                 note: $RECIPES_TOKEN is set in this shell but cron will not see it; store it with \
@@ -273,11 +273,11 @@ struct CronEndToEndTests {
             let result: ProcessResult
             if explicitHome {
                 home = dir.url.appendingPathComponent("my 'recipes' home").path
-                result = try runRecipes(["cron", "install", "--home", home])
+                result = try runInstalled(["cron", "install", "--home", home])
             } else {
                 let data = dir.url.appendingPathComponent("data").path
                 home = data + "/recipes"
-                result = try runRecipes(["cron", "install"], environment: [
+                result = try runInstalled(["cron", "install"], environment: [
                     "XDG_DATA_HOME": data, "XDG_CONFIG_HOME": dir.url.appendingPathComponent("config").path,
                 ])
                 #expect(result.stdout.contains("XDG_DATA_HOME='\(data)'"))
@@ -311,7 +311,7 @@ struct CronStandInTests {
     func missingCrontab() throws {
         let empty = TemporaryDirectory()
         for command in ["install", "uninstall", "show"] {
-            let result = try runRecipes(["cron", command, "--home", empty.homePath], environment: ["PATH": empty.url.path])
+            let result = try runInstalled(["cron", command, "--home", empty.homePath], environment: ["PATH": empty.url.path])
             #expect(result.status == 1, "\(command)")
             #expect(result.stderr == "recipes: crontab not found: install cron, e.g. `apt-get install cron`\n", "\(command)")
         }
@@ -323,8 +323,7 @@ struct CronStandInTests {
             [ "$1" = "-" ] && { cat > "$(dirname "$0")/written"; exit 0; }
             echo "crontab: cannot open spool" >&2; echo "  permission denied  " >&2; exit 2
             """)
-        let result = try runRecipes(
-            ["cron", "install", "--home", dir.homePath], environment: ["PATH": dir.url.path + ":/usr/bin:/bin"])
+        let result = try runInstalled(["cron", "install", "--home", dir.homePath], environment: ["PATH": dir.url.path + ":/usr/bin:/bin"])
         #expect(result.status == 1)
         #expect(result.stderr == "recipes: `crontab -l` failed (exit status 2): crontab: cannot open spool; permission denied\n")
         #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("written").path))
@@ -341,15 +340,15 @@ struct CronStandInTests {
             esac
             """)
         let env = ["PATH": dir.url.path + ":/usr/bin:/bin"]  // the stand-in comes before the real crontab
-        let first = try runRecipes(["cron", "install", "--home", dir.homePath], environment: env)
+        let first = try runInstalled(["cron", "install", "--home", dir.homePath], environment: env)
         #expect(first.status == 0, "\(first.stderr)")
         let line = String(first.stdout.dropFirst("installed: ".count).dropLast())
         #expect(fileBytes(dir.url.appendingPathComponent("written").path) == Data("\(line)\n".utf8))
         try Data("A\nB".utf8).write(to: dir.url.appendingPathComponent("current"))
-        #expect(try runRecipes(["cron", "install", "--home", dir.homePath], environment: env).status == 0)
+        #expect(try runInstalled(["cron", "install", "--home", dir.homePath], environment: env).status == 0)
         #expect(fileBytes(dir.url.appendingPathComponent("written").path) == Data("A\nB\n\(line)\n".utf8))
         let failing = try standIn("echo 'crontab: errors in crontab file, can'\\''t install.' >&2; exit 1")
-        let refused = try runRecipes(["cron", "show", "--home", dir.homePath], environment: ["PATH": failing.url.path])
+        let refused = try runInstalled(["cron", "show", "--home", dir.homePath], environment: ["PATH": failing.url.path])
         #expect(refused.status == 1)
         #expect(refused.stderr == "recipes: `crontab -l` failed (exit status 1): crontab: errors in crontab file, can't install.\n")
     }
@@ -454,9 +453,100 @@ func withSavedCrontab(_ body: () throws -> Void) throws {
     if let failure { throw failure }
 }
 
-/// The absolute, symlink-free path of the built `recipes`, as `/proc/self/exe` names it.
+/// A copy of the built `recipes` outside the build folder, as `make install` puts one (hard-linked when it can be,
+/// replaced by each test run, so that runs leave one copy at most): `cron install` refuses to name a build folder's
+/// binary in a crontab.
+let installedRecipes: String = {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("recipes-cron-tests/bin")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let path = folder.appendingPathComponent("recipes").path
+    let built = builtProduct("recipes").path
+    unlink(path)
+    if link(built, path) != 0 { try? FileManager.default.copyItem(atPath: built, toPath: path) }
+    return path
+}()
+
+/// Runs the installed copy of `recipes` (see `installedRecipes`) as `runRecipes` runs the built one.
+func runInstalled(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+    try runRecipes(arguments, environment: environment, executable: URL(fileURLWithPath: installedRecipes))
+}
+
+/// What `cron install` says on stderr first on this machine: the warning when no cron daemon runs here.
+let daemonWarning = CronDaemon.isRunning() ? "" : CronDaemon.warning + "\n"
+
+/// The absolute, symlink-free path of the installed `recipes`, as `/proc/self/exe` names it.
 func recipesExecutable() -> String {
-    guard let resolved = realpath(builtProduct("recipes").path, nil) else { return builtProduct("recipes").path }
+    guard let resolved = realpath(installedRecipes, nil) else { return installedRecipes }
     defer { free(resolved) }
     return String(cString: resolved)
+}
+
+@Suite("cron install names a recipes that lasts, and says when no cron daemon would run the line")
+struct CronExecutableTests {
+    @Test("a build folder's recipes is replaced by the installed one on PATH, or refused with what to do", arguments: [
+        ("/usr/local/bin/recipes", "/usr/bin:/bin", [String](), "running /usr/local/bin/recipes"),
+        ("/home/me/src/recipes/.build/release/recipes", "/home/me/.local/bin:/usr/local/bin:/usr/bin",
+         ["/usr/local/bin/recipes"], "installed /usr/local/bin/recipes"),
+        ("/home/me/src/recipes/.build/x86_64-unknown-linux-gnu/debug/recipes", "/home/me/.local/bin:/usr/local/bin",
+         ["/home/me/.local/bin/recipes", "/usr/local/bin/recipes"], "installed /home/me/.local/bin/recipes"),
+        ("/src/.build-tsan/debug/recipes", "/src/.build/release:/usr/bin", ["/src/.build/release/recipes"], "refused"),
+        ("/src/.build/release/recipes", "relative/bin:/usr/bin", ["relative/bin/recipes"], "refused"),
+        ("/opt/build/recipes", "/usr/bin", [], "running /opt/build/recipes"),
+    ] as [(String, String, [String], String)])
+    func choose(running: String, path: String, executables: [String], expected: String) {
+        let choice = CronExecutable.choose(running: running, searchPath: path, isExecutable: executables.contains)
+        switch choice {
+        case .running(let path): #expect(expected == "running \(path)")
+        case .installed(let path, let instead): #expect(expected == "installed \(path)" && instead == running)
+        case .refused(let words):
+            #expect(expected == "refused")
+            #expect(words.contains("make install") && words.contains(running), "\(words)")
+        }
+    }
+
+    @Test("a cron daemon is told by its program name in /proc", arguments: [
+        (["bash", "cron\n"], true), (["crond\n"], true), (["fcron"], true), (["anacron", "cronolog", "bash"], false),
+        ([], false),
+    ] as [([String], Bool)])
+    func daemonNames(commands: [String], running: Bool) {
+        #expect(CronDaemon.isAmong(commands) == running)
+    }
+
+    @Test("a /proc of real files: the daemon is found by its comm, and none when no process is one")
+    func daemonInProc() throws {
+        let proc = TemporaryDirectory()
+        for (pid, name) in [("1", "init"), ("42", "bash"), ("self", "cron")] {
+            let folder = proc.url.appendingPathComponent(pid)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try (name + "\n").write(to: folder.appendingPathComponent("comm"), atomically: true, encoding: .utf8)
+        }
+        #expect(!CronDaemon.isRunning(proc: proc.url.path), "only numeric entries are processes")
+        let cron = proc.url.appendingPathComponent("977")
+        try FileManager.default.createDirectory(at: cron, withIntermediateDirectories: true)
+        try "cron\n".write(to: cron.appendingPathComponent("comm"), atomically: true, encoding: .utf8)
+        #expect(CronDaemon.isRunning(proc: proc.url.path))
+    }
+
+    @Test("run from the build folder: refused without an installed recipes, the installed one used with a note; the crontab is a stand-in")
+    func buildFolderBinary() throws {
+        let dir = TemporaryDirectory()
+        let standIn = dir.url.appendingPathComponent("stand-in")
+        try FileManager.default.createDirectory(at: standIn, withIntermediateDirectories: true)
+        let crontab = standIn.appendingPathComponent("crontab").path
+        try "#!/bin/sh\ncase \"$1\" in -l) cat \"$(dirname \"$0\")/current\" 2>/dev/null || exit 0 ;; -) cat > \"$(dirname \"$0\")/current\" ;; esac\n"
+            .write(toFile: crontab, atomically: true, encoding: .utf8)
+        chmod(crontab, 0o755)
+        let refused = try runRecipes(["cron", "install", "--home", dir.homePath], environment: ["PATH": standIn.path + ":/usr/bin:/bin"])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.contains("this recipes runs from a build folder (") && refused.stderr.contains("`make install`"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: standIn.appendingPathComponent("current").path), "nothing installed")
+        let folder = URL(fileURLWithPath: installedRecipes).deletingLastPathComponent().path
+        let used = try runRecipes(
+            ["cron", "install", "--home", dir.homePath], environment: ["PATH": standIn.path + ":" + folder + ":/usr/bin:/bin"])
+        #expect(used.status == 0, "\(used)")
+        #expect(used.stdout.contains("'\(installedRecipes)' sync --background"), "\(used)")
+        #expect(used.stderr.hasPrefix("note: this recipes runs from a build folder ("), "\(used)")
+        #expect(used.stderr.contains("the line runs the installed \(installedRecipes), which `make clean` leaves alone"))
+        #expect(used.stderr.hasSuffix(daemonWarning), "\(used.stderr)")
+    }
 }

@@ -25,8 +25,17 @@ struct EditorTests {
         return (dir, try RecipeStore(home: dir.home))
     }
 
+    /// The cards left in `edits/` (each with its base beside it, which is not listed).
     func leftovers(_ dir: TemporaryDirectory) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: dir.url.appendingPathComponent("home/edits").path)) ?? []
+        let all = (try? FileManager.default.contentsOfDirectory(atPath: dir.url.appendingPathComponent("home/edits").path)) ?? []
+        return all.filter { !$0.hasSuffix(".base") }
+    }
+
+    /// The path of the one card left in `edits/`.
+    func keptCard(_ dir: TemporaryDirectory) throws -> String {
+        let cards = leftovers(dir)
+        try #require(cards.count == 1, "\(cards)")
+        return dir.url.appendingPathComponent("home/edits/\(cards[0])").path
     }
 
     @Test("saving without a change changes nothing and bumps no revision; the file is removed")
@@ -171,5 +180,78 @@ struct EditorTests {
         #expect(second.contains("#   title: yours \"Ours\", now \"Theirs\""), "\(second)")
         #expect(try store.recipe(id: 1).title == "Ours")
         #expect(leftovers(dir).isEmpty)
+    }
+
+    @Test("a card kept after a conflict is applied by `edit <id> --from FILE`, and then removed with its base")
+    func keptCardApplied() throws {
+        let (dir, store) = try home()
+        let recipes = builtProduct("recipes").path
+        let conflicting = try editorScript(dir, "conflict.sh", """
+            echo 'title 1 Theirs' | '\(recipes)' edit --home '\(dir.homePath)' >/dev/null
+            sed -i 's/^Title: .*/Title: Ours/' "$1"
+            """)
+        let declined = try runRecipes(["edit", "1", "--home", dir.homePath], input: "n\n", environment: ["EDITOR": conflicting])
+        let card = try keptCard(dir)
+        #expect(declined.status == 1 && declined.stderr.contains("the merged card is kept in \(card) (`recipes edit 1 --from \(card)` applies it)"), "\(declined)")
+        #expect(FileManager.default.fileExists(atPath: card + ".base"), "the recipe the card started from is beside it")
+        #expect(try store.recipe(id: 1).title == "Theirs")
+        let applied = try runRecipes(["edit", "1", "--from", card, "--home", dir.homePath])
+        #expect(applied.status == 0 && applied.stdout == "saved recipe 1 (revision 5)\n", "\(applied)")
+        #expect(try store.recipe(id: 1).title == "Ours")
+        #expect(leftovers(dir).isEmpty && !FileManager.default.fileExists(atPath: card + ".base"))
+    }
+
+    @Test("--from merges three ways with what changed since the card was kept: other fields merge, the same field is a conflict")
+    func keptCardMerged() throws {
+        let (dir, store) = try home()
+        let failing = try editorScript(dir, "fail.sh", #"sed -i 's/^Title: .*/Title: Lost?/' "$1"; exit 3"#)
+        #expect(try runRecipes(["edit", "1", "--home", dir.homePath], environment: ["EDITOR": failing]).status == 1)
+        let card = try keptCard(dir)
+        // Meanwhile: the yield (another field) changes; the card's title still applies, the yield is kept.
+        #expect(try runRecipes(["yield", "1", "6 bowls", "--home", dir.homePath]).status == 0)
+        let merged = try runRecipes(["edit", "1", "--from", card, "--home", dir.homePath])
+        #expect(merged.status == 0 && merged.stdout == "saved recipe 1 (revision 5), merged with the change made meanwhile\n", "\(merged)")
+        #expect(try store.recipe(id: 1).title == "Lost?" && store.recipe(id: 1).recipeYield == "6 bowls")
+
+        // Kept again, and meanwhile the same field changes: a conflict, noted in the card; nothing changes until settled.
+        let failingAgain = try editorScript(dir, "again.sh", #"sed -i 's/^Title: .*/Title: Lost again/' "$1"; exit 3"#)
+        #expect(try runRecipes(["edit", "1", "--home", dir.homePath], environment: ["EDITOR": failingAgain]).status == 1)
+        let second = try keptCard(dir)
+        #expect(try runRecipes(["title", "1", "Found", "--home", dir.homePath]).status == 0)
+        try String(contentsOfFile: second, encoding: .utf8).replacingOccurrences(of: "Title: Lost again", with: "Title: Mine")
+            .write(toFile: second, atomically: true, encoding: .utf8)
+        let before = try store.recipe(id: 1)
+        let conflict = try runRecipes(["edit", "1", "--from", second, "--home", dir.homePath])
+        #expect(conflict.status == 1, "\(conflict)")
+        #expect(conflict.stderr.contains("differs in title; nothing changed: \(second) now holds the merge"), "\(conflict.stderr)")
+        #expect(try store.recipe(id: 1) == before)
+        #expect(try String(contentsOfFile: second, encoding: .utf8).contains("#   title: yours \"Mine\", now \"Found\""))
+        let settled = try runRecipes(["edit", "--home", dir.homePath], input: "edit 1 --from \(second)\nshow 1\n")
+        #expect(settled.status == 0 && settled.stdout.contains("saved recipe 1") && settled.stdout.contains("title:        Mine"), "\(settled)")
+        #expect(leftovers(dir).isEmpty)
+    }
+
+    @Test("--from refuses a card of another recipe and a file that is no card, changing nothing; a card of your own stays")
+    func fromRefusals() throws {
+        let (dir, store) = try home()
+        _ = try store.create(title: "Bread")
+        let before = try store.recipe(id: 1)
+        let other = dir.url.appendingPathComponent("bread.txt").path
+        try "# Recipe 2, revision 1. Save and quit to apply.\nTitle: Rye\n".write(toFile: other, atomically: true, encoding: .utf8)
+        let wrong = try runRecipes(["edit", "1", "--from", other, "--home", dir.homePath])
+        #expect(wrong.status == 1 && wrong.stderr == "recipes: \(other) is a card of recipe 2 (its first line says so), not of recipe 1; apply it with `recipes edit 2 --from \(other)`\n", "\(wrong)")
+        let garbage = dir.url.appendingPathComponent("notes.txt").path
+        try "Serves 4\n".write(toFile: garbage, atomically: true, encoding: .utf8)
+        let bad = try runRecipes(["edit", "1", "--from", garbage, "--home", dir.homePath])
+        #expect(bad.status == 1 && bad.stderr.hasPrefix("recipes: \(garbage): line 1:") && bad.stderr.hasSuffix("; nothing changed\n"), "\(bad)")
+        #expect(try store.recipe(id: 1) == before)
+        let noID = try runRecipes(["edit", "--from", garbage, "--home", dir.homePath])
+        #expect(noID.status == 64)
+        let mine = dir.url.appendingPathComponent("soup.txt").path
+        try "Title: Soup of my own\nIngredients:\n- 2 tomatoes\n".write(toFile: mine, atomically: true, encoding: .utf8)
+        let applied = try runRecipes(["edit", "1", "--from", mine, "--home", dir.homePath])
+        #expect(applied.status == 0, "\(applied)")
+        #expect(try store.recipe(id: 1).title == "Soup of my own")
+        #expect(FileManager.default.fileExists(atPath: mine), "a card recipes did not write is left where it is")
     }
 }

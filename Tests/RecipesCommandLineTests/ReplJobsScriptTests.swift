@@ -20,7 +20,12 @@ struct ReplJobsScriptTests {
             environment: ["RECIPES_SERVER_URL": "http://127.0.0.1:9"])
         #expect(waited.status == 0, "\(waited)")
         #expect(waited.stderr == "waiting for sync %1 to end before leaving\n")
-        #expect(waited.stdout.contains("[1] #2 B: offline") && waited.stdout.hasSuffix("[1] finished: sync: 2 waiting, pull stopped: cannot reach 127.0.0.1:9\n"), "\(waited.stdout)")
+        #expect(waited.stdout.hasSuffix("""
+            [1] offline: nothing answers on 127.0.0.1:9 (connection refused): is the server running, and is the port in server.url the one it listens on?; 2 recipes wait for it, nothing was sent
+            [1] finished: sync: 2 waiting, pull stopped: nothing answers on 127.0.0.1:9 (connection refused): is the server running, and is the port in server.url the one it listens on?
+
+            """), "one line for the recipes left offline, not one each: \(waited.stdout)")
+        #expect(!waited.stdout.contains("#2 B: offline"))
 
         let none = try runRecipes(["edit", "--home", dir.homePath], input: "jobs\ncancel %7\nwait\n")
         #expect(none.status == 1)

@@ -74,10 +74,19 @@ struct ReplSessionTests {
         console.reset()
         #expect(await session.run(line: "show 1") == .succeeded)
         #expect(console.stdout.contains("title:        Bread\n"))
-        #expect(console.stdout.contains("revision:     1 (server has 0)\n"))
+        #expect(console.stdout.contains("revision:     1 (on this device)\nserver:       none yet\n"))
+        let uuid = try store.recipe(id: 1).uuid.lowercasedString
+        #expect(console.stdout.contains("uuid:         \(uuid)\n"))
         console.reset()
         #expect(await session.run(line: "status 1") == .succeeded)
-        #expect(console.stdout.contains("1   pending  1    0       Bread  not on the server yet"))
+        #expect(console.stdout == """
+            ID  UUID      STATE    REV  SERVER  TITLE  WHY NOT SYNCED
+            1   \(uuid.prefix(8))  pending  1    -       Bread  not on the server yet; run `sync`
+
+            """, "the REPL advises its own `sync`, not the shell's")
+        console.reset()
+        #expect(await session.run(line: "show \(uuid.prefix(6))") == .succeeded, "a recipe is named by the start of its uuid too")
+        #expect(console.stdout.contains("title:        Bread\n"))
         console.reset()
         #expect(await session.run(line: "help") == .succeeded)
         for spec in ReplCommandSpec.all where spec.name != "exit" {

@@ -12,11 +12,11 @@ private let t0 = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14T22:13
 private func event(
     _ kind: SyncEvent.Kind, id: Int64 = 3, title: String = "Tomato soup", step: SyncEvent.Step? = nil,
     revision: Int64? = nil, bytes: Int64? = nil, total: Int64? = nil, attempt: Int? = nil, delay: Double? = nil,
-    error: String? = nil, at seconds: Double = 0
+    error: String? = nil, at seconds: Double = 0, version: Int64? = nil
 ) -> SyncEvent {
     SyncEvent(
         kind, id: id, uuid: soupUUID, title: title, step: step, revision: revision, bytes: bytes, total: total,
-        attempt: attempt, delay: delay, error: error, time: t0.addingTimeInterval(seconds))
+        attempt: attempt, delay: delay, error: error, time: t0.addingTimeInterval(seconds), version: version)
 }
 
 /// A console that writes each text one character at a time, yielding in between: an output that did not
@@ -89,6 +89,14 @@ struct SyncOutputTests {
         #expect(Set(done.keys) == ["event", "id", "uuid", "title", "step", "revision", "time"])
     }
 
+    @Test("JSON and text: done names the server's version (the number every device shares), not this device's revision")
+    func doneNamesTheServersVersion() throws {
+        let done = try jsonObject(JSONSyncOutput.line(event(.done, step: .recipe, revision: 14, version: 4)))
+        #expect(done["version"] as? Int == 4 && done["revision"] as? Int == 14)
+        #expect(SyncEventText.line(event(.done, step: .recipe, revision: 14, version: 4))
+            == "#3 Tomato soup: done (version 4 on the server)")
+    }
+
     @Test("JSON: a title with quotes, backslashes, newlines and escape sequences stays one valid line")
     func jsonEscapesTitle() throws {
         let title = "Soup \"best\" \\ \n\u{1B}[2J\u{7F}\u{9B}31m ✓"
@@ -102,15 +110,15 @@ struct SyncOutputTests {
     func jsonSummary() throws {
         let console = CapturingConsole()
         let output = makeSyncOutput(mode: .json, console: console, logsDirectory: URL(fileURLWithPath: "/nonexistent"))
-        output.emit(event(.done, revision: 4))
+        output.emit(event(.done, revision: 9, version: 4))
         output.finish(SyncSummary(done: 3, failed: 1, cancelled: 0, waiting: 2))
         let written = lines(console.stdout)
         #expect(written.count == 2)
-        #expect(written.last == #"{"event":"summary","done":3,"failed":1,"cancelled":0,"waiting":2,"pulled":0,"merged":0,"conflicts":0,"removed":0,"exitStatus":1}"#)
+        #expect(written.last == #"{"event":"summary","done":3,"failed":1,"cancelled":0,"waiting":2,"pulled":0,"merged":0,"conflicts":0,"removed":0,"failedEarlier":0,"cancelledEarlier":0,"exitStatus":1}"#)
         for line in written { _ = try jsonObject(line) }
         #expect(console.stderr.isEmpty)
         #expect(JSONSyncOutput.line(SyncSummary()) ==
-            #"{"event":"summary","done":0,"failed":0,"cancelled":0,"waiting":0,"pulled":0,"merged":0,"conflicts":0,"removed":0,"exitStatus":0}"#)
+            #"{"event":"summary","done":0,"failed":0,"cancelled":0,"waiting":0,"pulled":0,"merged":0,"conflicts":0,"removed":0,"failedEarlier":0,"cancelledEarlier":0,"exitStatus":0}"#)
         #expect(JSONSyncOutput.line(SyncSummary(waiting: 1)).hasSuffix(#""exitStatus":75}"#))
         #expect(JSONSyncOutput.line(SyncSummary(failed: 1, credentialsRefused: true)).hasSuffix(#""exitStatus":77}"#))
     }
@@ -139,7 +147,7 @@ struct SyncOutputTests {
             (event(.progress, step: .image, bytes: 131_072), "#3 Tomato soup: image: 128.0 KiB sent"),
             (event(.retry, step: .image, delay: 2.4, error: "HTTP 503: busy"),
              "#3 Tomato soup: image: retry in 2.4 s after HTTP 503: busy"),
-            (event(.done, revision: 4), "#3 Tomato soup: done (revision 4 on the server)"),
+            (event(.done, revision: 9, version: 4), "#3 Tomato soup: done (version 4 on the server)"),
             (event(.done, step: .delete), "#3 Tomato soup: done (deleted on the server)"),
             (event(.failed, error: "HTTP 422: image unknown"), "#3 Tomato soup: failed: HTTP 422: image unknown"),
             (event(.cancelled), "#3 Tomato soup: cancelled"),
@@ -182,14 +190,14 @@ struct SyncOutputTests {
         }
         output.emit(event(.progress, step: .image, bytes: 1000, total: 1000, at: 2.8))  // within a second: shown anyway
         output.emit(event(.progress, step: .image, bytes: 1000, total: 1000, at: 2.9))  // a repeated 100%: dropped
-        output.emit(event(.done, revision: 4, at: 3))
+        output.emit(event(.done, revision: 9, at: 3, version: 4))
         let soup = lines(console.stdout).filter { $0.hasPrefix("#3 ") }
         #expect(soup == [
             "#3 Tomato soup: image: uploading 1000 B (attempt 1)",
             "#3 Tomato soup: image: 20% (200 B of 1000 B)",
             "#3 Tomato soup: image: 40% (400 B of 1000 B)",
             "#3 Tomato soup: image: 100% (1000 B of 1000 B)",
-            "#3 Tomato soup: done (revision 4 on the server)",
+            "#3 Tomato soup: done (version 4 on the server)",
         ])
         let bread = lines(console.stdout).filter { $0.hasPrefix("#4 ") }
         // No start event seen for Bread: its first progress line shows at once.
@@ -218,10 +226,10 @@ struct SyncOutputTests {
         output.emit(event(.start, step: .image, total: 1000, attempt: 1, at: 0))
         output.emit(event(.progress, step: .image, bytes: 500, total: 1000, at: 0.002))
         output.emit(event(.progress, step: .image, bytes: 1000, total: 1000, at: 0.004))
-        output.emit(event(.done, revision: 4, at: 0.01))
+        output.emit(event(.done, revision: 9, at: 0.01, version: 4))
         #expect(lines(console.stdout) == [
             "#3 Tomato soup: image: uploading 1000 B (attempt 1)",
-            "#3 Tomato soup: done (revision 4 on the server)",
+            "#3 Tomato soup: done (version 4 on the server)",
         ])
     }
 
@@ -290,20 +298,78 @@ struct SyncOutputTests {
         }
     }
 
-    @Test("terminal frame: the exact rows of one upload at 80 and 120 columns; the bar takes what is left")
+    @Test("terminal frame: the exact rows of one upload at 80 and 120 columns; the bar takes what the fixed fields leave")
     func terminalRowLayout() {
         var state = SyncProgressState()
         state.apply(event(.start, step: .image, total: 262_144, attempt: 2, at: 0))
         state.apply(event(.progress, step: .image, bytes: 131_072, total: 262_144, at: 1))
         let now = t0.addingTimeInterval(2)
         #expect(SyncProgressView.render(state, now: now, columns: 80) == [
-            "Tomato soup  image   [########---------]  50%  128.0 KiB / 256.0 KiB  attempt 2",
+            "Tomato soup  image   [######-------]  50%    128.0 KiB / 256.0 KiB    attempt 2",
             "0 of 1 recipe done · 64.0 KiB/s",
         ])
         #expect(SyncProgressView.render(state, now: now, columns: 120) == [
-            "Tomato soup  image   [###############---------------]  50%  128.0 KiB / 256.0 KiB   64.0 KiB/s  attempt 2",
+            "Tomato soup  image   [###############---------------]  50%    128.0 KiB / 256.0 KiB   64.0 KiB/s   attempt 2",
             "0 of 1 recipe done · 64.0 KiB/s",
         ])
+    }
+
+    /// The width of the bar in `row` (`[…]`), or nil when it has none.
+    private func barWidth(_ row: String) -> Int? {
+        guard let open = row.firstIndex(of: "["), let close = row[open...].firstIndex(of: "]") else { return nil }
+        return row.distance(from: open, to: close) + 1
+    }
+
+    @Test("terminal frame: a bar keeps its width from the first frame to the last, whatever its fields hold",
+          arguments: [60, 80, 100, 120])
+    func barWidthStable(columns: Int) throws {
+        var state = SyncProgressState()
+        state.expect(recipes: 2, titles: ["Soup", "Bread"])
+        var widths: Set<Int> = []
+        func frame(_ seconds: Double) {
+            for row in SyncProgressView.render(state, now: t0.addingTimeInterval(seconds), columns: columns).dropLast() {
+                if let width = barWidth(row) { widths.insert(width) }
+            }
+        }
+        state.apply(event(.start, id: 1, title: "Soup", step: .image, total: 3 << 20, attempt: 1, at: 0))
+        frame(0)
+        for tick in 1...24 {  // bytes and sizes grow, a rate appears and changes
+            state.apply(event(.progress, id: 1, title: "Soup", step: .image, bytes: Int64(tick) << 17, total: 3 << 20,
+                              at: Double(tick) / 10))
+            frame(Double(tick) / 10 + 0.05)
+        }
+        state.apply(event(.start, id: 2, title: "Bread", step: .image, total: 900, attempt: 2, at: 2.5))  // a retry
+        frame(2.6)
+        state.apply(event(.progress, id: 2, title: "Bread", step: .image, bytes: 900, total: 900, at: 2.7))  // sent whole
+        frame(2.8)
+        frame(9)  // waiting for the answers
+        #expect(widths.count == 1, "bar widths seen at \(columns) columns: \(widths.sorted())")
+    }
+
+    @Test("terminal frame: a body sent whole reads `waiting for the server`, with no falling rate, until the answer comes")
+    func waitingForTheServer() {
+        var state = SyncProgressState()
+        state.apply(event(.start, step: .image, total: 262_144, attempt: 1, at: 0))
+        state.apply(event(.progress, step: .image, bytes: 131_072, total: 262_144, at: 1))
+        state.apply(event(.progress, step: .image, bytes: 262_144, total: 262_144, at: 2))
+        for seconds in [2.5, 4.0, 8.0] {
+            let rows = SyncProgressView.render(state, now: t0.addingTimeInterval(seconds), columns: 100)
+            #expect(rows[0].hasSuffix("100%  waiting for the server"), "\(rows)")
+            #expect(!rows.joined().contains("/s"), "no rate while nothing is sent: \(rows)")
+        }
+        let narrow = SyncProgressView.render(state, now: t0.addingTimeInterval(3), columns: 50)
+        #expect(narrow[0].hasSuffix("100%  waiting"), "\(narrow)")
+    }
+
+    @Test("terminal output: told how many recipes the run has, the overall row counts against them from the first frame")
+    func expectedTotal() {
+        let console = CapturingConsole()
+        let output = TerminalSyncOutput(
+            console: console, colour: false, clock: { t0 }, size: { TerminalSize(columns: 80, rows: 24) })
+        output.expect(titles: ["Soup", "Bread", "Tea", "Jam", "Pie"])
+        output.emit(event(.start, id: 1, title: "Soup", step: .image, total: 100, attempt: 1, at: 0))
+        #expect(console.stdout.contains("0 of 5 recipes done"), "\(console.stdout)")
+        #expect(!console.stdout.contains("of 1 recipe"))
     }
 
     @Test("terminal frame: a body of unknown size reads `uploading revision N` until bytes flow, then bytes sent")
@@ -348,10 +414,10 @@ struct SyncOutputTests {
         }
         #expect(console.stdout.components(separatedBy: "\r").count - 1 == 1)
         clock.withLock { $0 = t0.addingTimeInterval(1) }
-        output.emit(event(.done, revision: 4, at: 1))
+        output.emit(event(.done, revision: 9, at: 1, version: 4))
         output.finish(SyncSummary(done: 1))
         let text = console.stdout
-        #expect(text.contains("\u{1B}[2A\r\u{1B}[J#3 Tomato soup: done (revision 4 on the server)\n"))
+        #expect(text.contains("\u{1B}[2A\r\u{1B}[J#3 Tomato soup: done (version 4 on the server)\n"))
         #expect(text.contains("\u{1B}[K\n"))
         #expect(text.hasSuffix("sync: 1 done\n"))
         #expect(!text.contains("\u{1B}[3"))  // no colour
@@ -370,6 +436,46 @@ struct SyncOutputTests {
             #expect(console.stdout.contains("\u{1B}[31m") == coloured)
             #expect(console.stdout.contains("failed: HTTP 422"))
         }
+    }
+
+    @Test("offline: the recipes left for the network are one line at the end, on a pipe, a terminal and in the log",
+          arguments: [SyncOutputMode.plain, .terminal, .background])
+    func offlineIsOneLine(mode: SyncOutputMode) throws {
+        let dir = TemporaryDirectory()
+        let logs = dir.url.appendingPathComponent("logs")
+        let console = CapturingConsole()
+        let output = makeSyncOutput(mode: mode, console: console, logsDirectory: logs, environment: ["NO_COLOR": "1"])
+        for id in 1...500 {
+            output.emit(event(.offline, id: Int64(id), title: "Recipe \(id)", error: "cannot reach r.example.org:443"))
+        }
+        output.finish(SyncSummary(waiting: 500))
+        let text = mode == .background
+            ? try String(contentsOf: logs.appendingPathComponent("sync.log"), encoding: .utf8) : console.stdout
+        #expect(text.components(separatedBy: "offline").count == 2, "one line says offline: \(text.prefix(300))")
+        #expect(!text.contains("Recipe 1:") && !text.contains("Recipe 500:"), "no line per recipe")
+        let shown = lines(text)
+        #expect(shown.suffix(2).first?.hasSuffix("offline: cannot reach r.example.org:443; 500 recipes wait for it, nothing was sent") == true,
+                "\(shown.suffix(2))")
+        #expect(shown.last?.hasSuffix("sync: 500 waiting") == true, "\(shown.suffix(2))")
+        if mode == .background { #expect(console.stderr.isEmpty, "offline is routine for cron: not mailed") }
+    }
+
+    @Test("reminders of failed and cancelled recipes: due a day after the last one, at once without one or when the clock went back",
+          arguments: [
+            (nil, 0.0, true), (0.0, 60.0, false), (0.0, 86_399.0, false), (0.0, 86_400.0, true), (0.0, 200_000.0, true),
+            (1_000.0, 10.0, true),
+          ] as [(Double?, Double, Bool)])
+    func reminderSchedule(last: Double?, now: Double, due: Bool) {
+        #expect(ReminderSchedule.isDue(last: last.map { t0.addingTimeInterval($0) }, now: t0.addingTimeInterval(now)) == due)
+    }
+
+    @Test("a summary with recipes waiting for a person is never `nothing to do`; failed earlier exits 1, cancelled 0")
+    func remindersInTheSummary() {
+        let failed = SyncSummary(failedEarlier: 2)
+        #expect(SyncEventText.summary(failed) == "sync: 2 failed earlier, not retried" && failed.exitStatus == 1)
+        let cancelled = SyncSummary(cancelledEarlier: 1)
+        #expect(SyncEventText.summary(cancelled) == "sync: 1 cancelled earlier" && cancelled.exitStatus == 0)
+        #expect(SyncEventText.summary(SyncSummary()) == "sync: nothing to do")
     }
 
     // MARK: Background

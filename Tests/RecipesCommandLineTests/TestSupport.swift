@@ -54,3 +54,28 @@ func runRecipes(
         stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
 }
 
+
+/// What a person at a terminal saw when a command ran: every byte the program wrote to its pseudo-terminal, escape
+/// sequences included (line ends as the terminal shows them, `\r\n`), and its exit status.
+struct TerminalResult {
+    var status: Int32
+    var screen: String
+}
+
+/// Runs the built `recipes` binary with `arguments` on a pseudo-terminal `columns` wide (through
+/// `Tests/Fixtures/pty_run.py`), with the clean environment of `runRecipes` plus `environment`.
+func runOnTerminal(
+    _ arguments: [String], environment: [String: String] = [:], columns: Int = 100, binary: String = "recipes"
+) throws -> TerminalResult {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/pty_run.py").path
+    let result = try runRecipes(
+        [script, String(columns), builtProduct(binary).path] + arguments,
+        environment: ["TERM": "xterm"].merging(environment) { $1 }, executable: URL(fileURLWithPath: "/usr/bin/python3"))
+    guard let exit = result.stdout.range(of: "\nEXIT ", options: .backwards),
+        let status = Int32(result.stdout[exit.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines))
+    else {
+        throw CommandLineError("pty_run.py did not report an exit status: \(result.stdout) \(result.stderr)")
+    }
+    return TerminalResult(status: status, screen: String(result.stdout[..<exit.lowerBound]))
+}

@@ -1,4 +1,5 @@
 import Foundation
+import RecipesTestSupport
 import Testing
 
 @Suite("The REPL's background sync on a terminal, against a real recipes-server")
@@ -34,5 +35,22 @@ struct ReplJobsTests {
         #expect(rows.allSatisfy { $0.leaseOwner == nil && $0.syncedRevision == 0 })
         #expect(server.storedImageFiles().isEmpty)
         #expect(try server.storedRecipes().isEmpty, "no recipe JSON went without its image")
+    }
+
+    @Test("a background sync that ends while the prompt waits leaves one prompt: its last lines come above it, the prompt is not drawn twice")
+    func jobEndKeepsOnePrompt() throws {
+        let client = Client()
+        let server = try client.startServer()
+        defer { server.stop() }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/pty_repl_job_ends.py").path
+        let session = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"), [script, builtProduct("recipes").path, client.homePath, "8"],
+            environment: client.environment
+        ).result(timeout: 120)
+        let screen = session.stdout
+        #expect(screen.components(separatedBy: "] finished: sync:").count == 9, "eight jobs ended: \(screen)")
+        #expect(!screen.contains("recipes> recipes> "), "a wake that found its lines printed already redrew the prompt: \(screen)")
+        #expect(screen.hasSuffix("EXIT 0\n"))
     }
 }

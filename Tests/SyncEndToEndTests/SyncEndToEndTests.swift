@@ -374,6 +374,9 @@ struct SyncEndToEndTests {
                 #expect(!result.stdout.contains("failed"), "\(result)")
                 #expect(result.stdout.contains("#1 Recipe 1: skipped: not sent: the server refused the credentials"), "\(result)")
                 #expect(result.stdout.contains("#2 Recipe 2: skipped: not sent: the server refused the credentials"), "\(result)")
+                // The advice keeps a new token out of the shell's history: it is read from standard input.
+                #expect(result.stdout.contains("`recipes config set server.token -`"), "\(result)")
+                #expect(!result.stdout.contains("server.token TOKEN"), "\(result)")
             }
         }
         let log = (try? String(contentsOf: client.homeURL.appendingPathComponent("logs/sync.log"), encoding: .utf8)) ?? ""

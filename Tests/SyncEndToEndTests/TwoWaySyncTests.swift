@@ -226,7 +226,7 @@ struct TwoWaySyncTests {
 
         let plain = try first.run(["sync"])
         #expect(plain.status == 75, "\(plain)")
-        #expect(plain.stdout.contains("pull stopped: cannot reach 127.0.0.1:\(port)"), "\(plain)")
+        #expect(plain.stdout.contains("pull stopped: nothing answers on 127.0.0.1:\(port) (connection refused)"), "\(plain)")
         #expect(try first.status(of: 1)?["state"] as? String == "synced")
     }
 

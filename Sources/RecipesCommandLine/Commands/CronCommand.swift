@@ -7,10 +7,12 @@ struct CronCommand: ParsableCommand {
         commandName: "cron",
         abstract: "Install, remove or show the crontab line that runs `recipes sync --background` for this home.",
         discussion: """
-            The line runs this executable by absolute path with the environment cron needs to find this home \
+            The line runs this executable by absolute path (the installed one on PATH when this one runs from a build \
+            folder, which `make clean` removes) with the environment cron needs to find this home \
             (RECIPES_HOME when --home or $RECIPES_HOME names it, else $XDG_DATA_HOME and $XDG_CONFIG_HOME when set) \
             and ends with the tag `# recipes-sync home=<home>`, so that each home has one line and the rest of your \
-            crontab is left as it is. Tokens never go into the crontab: keep the server's URL and token in config.toml.
+            crontab is left as it is. Tokens never go into the crontab: keep the server's URL and token in config.toml. \
+            A warning says so when no cron daemon runs on this machine.
             """,
         subcommands: [Install.self, Uninstall.self, Show.self])
 
@@ -36,8 +38,22 @@ struct CronCommand: ParsableCommand {
             let context = CommandContext(homeOption: Self.homeOption(global, cron.root))
             try context.reportingFailures {
                 let home = context.home.url.path
+                let executable: String
+                switch CronExecutable.choose(
+                    running: try CrontabEntry.runningExecutable(), searchPath: context.environment["PATH"],
+                    isExecutable: FileManager.default.isExecutableFile(atPath:))
+                {
+                case .running(let path):
+                    executable = path
+                case .installed(let path, let running):
+                    executable = path
+                    context.console.err("note: this recipes runs from a build folder (\(running)); the line runs the "
+                        + "installed \(path), which `make clean` leaves alone\n")
+                case .refused(let words):
+                    throw CommandLineError(words)
+                }
                 let entry = CrontabEntry(
-                    schedule: try CronSchedule(everyMinutes: every), executable: try CrontabEntry.runningExecutable(),
+                    schedule: try CronSchedule(everyMinutes: every), executable: executable,
                     home: home,
                     assignments: CrontabEntry.assignments(
                         for: context.home, environment: context.environment, accountHome: CrontabEntry.accountHome()))
@@ -47,6 +63,7 @@ struct CronCommand: ParsableCommand {
                 let after = CrontabEntry.installing(line, home: home, in: before)
                 if after != before { try crontab.write(after) }
                 context.console.out("installed: \(line)\n")
+                if !CronDaemon.isRunning() { context.console.err(CronDaemon.warning + "\n") }
                 noteUnseenEnvironment(context)
             }
         }

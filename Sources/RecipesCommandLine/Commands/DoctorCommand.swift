@@ -8,12 +8,13 @@ struct DoctorCommand: ParsableCommand {
         commandName: "doctor",
         abstract: "Check the database; when it is damaged, save every readable recipe into a new one.",
         discussion: """
-            Runs SQLite's integrity_check on <home>/recipes.sqlite3 without writing to it. When it is damaged, every
-            recipe that can still be read (fields, ingredients, steps, image, sync state) is copied into a new
-            database, recipes.sqlite3.salvaged-<time>, which then takes its place; the damaged file is kept as
-            recipes.sqlite3.damaged-<time> (with its -wal and -shm files). A recipe saved without some of its parts
-            is marked failed until you check it and run `recipes sync <id>`. When another process has the database
+            Runs SQLite's integrity_check on <home>/recipes.sqlite3 without writing to it. When it is damaged, every \
+            recipe that can still be read (fields, ingredients, steps, image, sync state) is copied into a new \
+            database, recipes.sqlite3.salvaged-<time>, which then takes its place; the damaged file is kept as \
+            recipes.sqlite3.damaged-<time> (with its -wal and -shm files). A recipe saved without some of its parts \
+            is marked failed until you check it and run `recipes sync <id>`. When another process has the database \
             open, the new one is left beside it: run `recipes doctor` again once that process has ended.
+
             Exit status: 0 no damage found, 1 damaged (the report says what was saved and what was not).
             """)
 

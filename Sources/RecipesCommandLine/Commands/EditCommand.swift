@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RecipeModels
 import RecipeStore
 #if canImport(Glibc)
 import Glibc
@@ -12,38 +13,61 @@ struct EditCommand: AsyncParsableCommand {
         commandName: "edit",
         abstract: "Edit recipes in an interactive shell (type `help` there), or one recipe in your text editor.",
         discussion: """
-            With an id: the recipe opens in $VISUAL, else $EDITOR, else vi, as a recipe card (README.md describes the
-            format); saving applies it in one change, quitting without saving changes nothing. A card that does not
-            read is offered for another round ("Edit again? [Y/n]", answered on stdin); text that cannot be applied is
-            kept in a file under <home>/edits whose path is printed.
-            Without an id, on a terminal: a prompt with line editing, history in <home>/history and tab completion
+            With an id: the recipe opens in $VISUAL, else $EDITOR, else vi, as a recipe card (README.md describes the \
+            format); saving applies it in one change, quitting without saving changes nothing. A card that does not \
+            read is offered for another round ("Edit again? [Y/n]", answered on stdin); text that cannot be applied is \
+            kept in a file under <home>/edits whose path is printed, and `recipes edit <id> --from FILE` applies it \
+            later, merged three ways with what changed meanwhile as the editor's own save merges.
+
+            Without an id, on a terminal: a prompt with line editing, history in <home>/history and tab completion \
             of command names, recipe ids, field names and file paths.
-            On a pipe: no prompt, one command per line until end of input; a failed command prints one line on stderr
+
+            On a pipe: no prompt, one command per line until end of input; a failed command prints one line on stderr \
             and the rest still run. Exit status 1 if any command failed (with --bail: stop at the first), else 0.
+
             Words split like a shell: '…' and "…" group words, backslash escapes; lines starting with # are ignored.
             """)
 
     @ParentCommand var root: RecipesCommand
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "On a pipe, stop at the first failed command.") var bail = false
-    @Argument(help: "Open this recipe (its id as `recipes list` shows it) in your text editor.") var id: Int64?
+    @Option(name: .long, help: ArgumentHelp(
+        "Apply the recipe card in FILE (one `edit <id>` kept) to the recipe, merged as the editor's save merges.",
+        valueName: "FILE"))
+    var from: String?
+    @Argument(
+        help: "Open this recipe in your text editor: its id as `recipes list` shows it, or its uuid (or the start of it).",
+        transform: RecipeReference.argument)
+    var id: RecipeReference?
 
     func validate() throws {
-        if let id, id < 1 { throw ValidationError("\(id) is not a recipe id; ids are the numbers `recipes list` shows") }
+        if from != nil && id == nil { throw ValidationError("--from needs the recipe: `recipes edit <id> --from FILE`") }
+        if from == "" { throw ValidationError("--from needs a file: the recipe card to apply") }
     }
 
     func run() async throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
+        if let id, let from {
+            try context.reportingFailures {
+                let store = try context.openStore()
+                let editing = RecipeEditing(
+                    store: store, editor: EditorProcess(environment: context.environment), console: context.console,
+                    ask: { _ in nil })
+                context.console.out(try editing.apply(from: from, to: store.recipeID(id)) + "\n")
+            }
+            return
+        }
         if let id {
             try await context.reportingFailures {
+                let store = try context.openStore()
                 var editing = RecipeEditing(
-                    store: try context.openStore(), editor: EditorProcess(environment: context.environment),
+                    store: store, editor: EditorProcess(environment: context.environment),
                     console: context.console, ask: { question in
                         context.console.err(question)
                         return readLine(strippingNewline: true)
                     })
                 editing.problemPrefix = "recipes: "
-                context.console.out(try await editing.edit(id) + "\n")
+                context.console.out(try await editing.edit(store.recipeID(id)) + "\n")
             }
             return
         }

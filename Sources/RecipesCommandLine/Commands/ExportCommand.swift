@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RecipeModels
 
 /// `recipes export [<id>...] [--out DIR]`: recipes as schema.org JSON-LD.
 struct ExportCommand: ParsableCommand {
@@ -7,29 +8,28 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Export recipes as schema.org JSON-LD: one array on stdout, or one file per recipe with --out.",
         discussion: """
-            Without ids: every recipe that is not deleted. With --out DIR: DIR/<id>-<title>.json per recipe and the
-            local image copied beside it (referred to by its file name); prints the files written. On stdout a local
-            image is referred to by a file: URL, an image the server has by its URL. `recipes import` reads either
+            Without ids: every recipe that is not deleted. With --out DIR: DIR/<id>-<title>.json per recipe and the \
+            local image copied beside it (referred to by its file name); prints the files written. On stdout a local \
+            image is referred to by a file: URL, an image the server has by its URL. `recipes import` reads either \
             back into the same recipes (as new ones).
             """)
 
     @ParentCommand var root: RecipesCommand
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: ArgumentHelp("Write one file per recipe into DIR.", valueName: "DIR")) var out: String?
-    @Argument(help: "Only these recipes (ids as `recipes list` shows them).") var ids: [Int64] = []
+    @Argument(help: ArgumentHelp(RecipeReference.argumentsHelp), transform: RecipeReference.argument)
+    var ids: [RecipeReference] = []
 
     func validate() throws {
-        if let bad = ids.first(where: { $0 < 1 }) {
-            throw ValidationError("\(bad) is not a recipe id; ids are the numbers `recipes list` shows")
-        }
         if out?.isEmpty == true { throw ValidationError("--out needs a folder") }
     }
 
     func run() throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
-            let export = RecipeExport(store: try context.openStore(.readOnly))
-            let recipes = try export.recipes(ids)
+            let store = try context.openStore(.readOnly)
+            let export = RecipeExport(store: store)
+            let recipes = try export.recipes(store.recipeIDs(ids))
             if let out {
                 for path in try export.write(recipes, to: out) { context.console.out("exported \(path)\n") }
             } else {

@@ -8,12 +8,13 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Import schema.org recipes from JSON-LD files or saved recipe web pages (- reads stdin).",
         discussion: """
-            Understands a Recipe object, an array of them, an @graph, a page's mainEntity, and the
-            <script type="application/ld+json"> elements of a saved .html page: what recipe sites, Mealie, Tandoor,
-            Nextcloud Cookbook and `recipes export` publish. Each recipe becomes a new, pending recipe; an image
-            given as a local path (relative to the file) or file: URL is attached, a web URL is kept as its remote
-            image. A file that is not a recipe or is malformed is reported with the reason and nothing of it is
+            Understands a Recipe object, an array of them, an @graph, a page's mainEntity, and the \
+            <script type="application/ld+json"> elements of a saved .html page: what recipe sites, Mealie, Tandoor, \
+            Nextcloud Cookbook and `recipes export` publish. Each recipe becomes a new, pending recipe; an image \
+            given as a local path (relative to the file) or file: URL is attached, a web URL is kept as its remote \
+            image. A file that is not a recipe or is malformed is reported with the reason and nothing of it is \
             imported; the other files are. Prints "imported <id>: <title>" per recipe.
+
             Exit status: 0 every file imported, 1 some file failed.
             """)
 

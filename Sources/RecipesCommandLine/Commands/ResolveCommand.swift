@@ -25,10 +25,10 @@ struct ResolveCommand: ParsableCommand {
     @Flag(name: .long, help: "Take the server's values.") var theirs = false
     @Option(name: .long, help: ArgumentHelp("Settle only this field (repeatable), e.g. title or \"ingredient 3\".", valueName: "NAME"))
     var field: [String] = []
-    @Argument(help: "The recipe (its id as `recipes list` shows it).") var id: Int64
+    @Argument(help: ArgumentHelp(RecipeReference.argumentHelp), transform: RecipeReference.argument)
+    var id: RecipeReference
 
     func validate() throws {
-        if id < 1 { throw ValidationError("\(id) is not a recipe id; ids are the numbers `recipes list` shows") }
         if mine == theirs {
             throw ValidationError(mine
                 ? "choose one side: --mine or --theirs, not both"
@@ -43,7 +43,7 @@ struct ResolveCommand: ParsableCommand {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
             let store = try context.openStore()
-            let resolved = try store.resolve(id: id, side: mine ? .mine : .theirs, only: field)
+            let resolved = try store.resolve(id: store.recipeID(id), side: mine ? .mine : .theirs, only: field)
             context.console.out(ConflictText.resolved(resolved) + "\n")
         }
     }

@@ -10,10 +10,10 @@ struct SearchCommand: ParsableCommand {
         commandName: "search",
         abstract: "Find recipes by words in their title, description, keywords, ingredients or steps.",
         discussion: """
-            Every word must match, as the start of a word of the recipe ("tom" finds "tomatoes"; "creme" finds
-            "crème"; word forms are folded: "chopped" finds "chop"). field:word limits a word to one field: title,
-            description, keywords, ingredients, steps. Best matches first (a title match weighs most), each with the
-            fields it matched in and an excerpt with the matched words marked. Exit status 0, also when nothing
+            Every word must match, as the start of a word of the recipe ("tom" finds "tomatoes"; "creme" finds \
+            "crème"; word forms are folded: "chopped" finds "chop"). field:word limits a word to one field: title, \
+            description, keywords, ingredients, steps. Best matches first (a title match weighs most), each with the \
+            fields it matched in and an excerpt with the matched words marked. Exit status 0, also when nothing \
             matches; 1 on a bad query.
             """)
 
@@ -36,8 +36,8 @@ struct SearchCommand: ParsableCommand {
             if json {
                 context.console.out(SearchFormatter.json(result))
             } else {
-                let bold = isatty(STDOUT_FILENO) == 1 && context.environment["TERM"] != "dumb"
-                    && (context.environment["NO_COLOR"] ?? "").isEmpty
+                let bold = SearchFormatter.wantsBold(
+                    stdoutIsTerminal: isatty(STDOUT_FILENO) == 1, environment: context.environment)
                 context.console.out(SearchFormatter(bold: bold).text(result, words: words, limit: limit))
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RecipeModels
 
 /// `recipes show <id>`: every field of one recipe.
 struct ShowCommand: ParsableCommand {
@@ -9,18 +10,15 @@ struct ShowCommand: ParsableCommand {
     @ParentCommand var root: RecipesCommand
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print one JSON object.") var json = false
-    @Argument(help: "The recipe's id, as `recipes list` shows it.") var id: Int64
-
-    func validate() throws {
-        guard id >= 1 else { throw ValidationError("\(id) is not a recipe id; ids are the numbers `recipes list` shows") }
-    }
+    @Argument(help: ArgumentHelp(RecipeReference.argumentHelp), transform: RecipeReference.argument)
+    var id: RecipeReference
 
     func run() throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
             let store = try context.openStore(.readOnly)
             let formatter = RecipeFormatter(store: store, now: Date())
-            let recipe = try store.recipe(id: id)
+            let recipe = try store.recipe(id: store.recipeID(id))
             context.console.out(json ? formatter.showJSON(recipe) : formatter.show(recipe))
         }
     }

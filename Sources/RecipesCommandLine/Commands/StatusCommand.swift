@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RecipeModels
 import RecipeStore
 
 /// `recipes status [<id>...]`: where each recipe stands with the server.
@@ -11,20 +12,15 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print a JSON array with the keys id, uuid, title, state, revision, syncedRevision, attempts, nextAttemptAt, lastError, blocked, image, remoteImage, serverVersion, conflicts.")
     var json = false
-    @Argument(help: "Only these recipes (ids as `recipes list` shows them).") var ids: [Int64] = []
-
-    func validate() throws {
-        if let bad = ids.first(where: { $0 < 1 }) {
-            throw ValidationError("\(bad) is not a recipe id; ids are the numbers `recipes list` shows")
-        }
-    }
+    @Argument(help: ArgumentHelp(RecipeReference.argumentsHelp), transform: RecipeReference.argument)
+    var ids: [RecipeReference] = []
 
     func run() throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
             let store = try context.openStore(.readOnly)
             let formatter = RecipeFormatter(store: store, now: Date())
-            let recipes = try store.recipes(ids: ids.isEmpty ? nil : ids)
+            let recipes = try store.recipes(ids: ids.isEmpty ? nil : store.recipeIDs(ids))
             let notes = Self.folderNotes(context.home)
             if json {
                 // The array keeps exactly its keys: what is said about the folders goes to stderr.

@@ -8,16 +8,21 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Pull the server's changes, then upload every changed recipe: its image first, then its JSON.",
         discussion: """
-            Pulls first: every change on the server since the last pull is added here, replaces an unchanged recipe,
-            or is merged field by field with local edits; changes a person must choose between become conflicts
+            Pulls first: every change on the server since the last pull is added here, replaces an unchanged recipe, \
+            or is merged field by field with local edits; changes a person must choose between become conflicts \
             (`recipes conflicts`, `recipes resolve`). Then pushes.
+
             Without ids: every recipe that is due (not cancelled, not failed, not waiting for a later retry).
+
             With ids: exactly those, now; this also resumes cancelled and failed recipes and skips their backoff.
-            Output: progress bars on a terminal, one line per event otherwise, NDJSON with --json; with --background
+
+            Output: progress bars on a terminal, one line per event otherwise, NDJSON with --json; with --background \
             (what cron runs) nothing but problems, events appended to <home>/logs/sync.log.
+
             Ctrl-C stops the running uploads cleanly; the recipes stay due for the next run.
-            Exit status: 0 all requested work is done; 75 some is still waiting (offline, backoff, busy in
-            another process, cancelled or edited during the run); 1 some recipe failed or is in conflict; 77 the
+
+            Exit status: 0 all requested work is done; 75 some is still waiting (offline, backoff, busy in \
+            another process, cancelled or edited during the run); 1 some recipe failed or is in conflict; 77 the \
             server refused the credentials; 64 usage error.
             With --watch: keeps running and syncs whenever there is something to do — an edit committed by any
             recipes process, the network coming back, a change on the server, a retry coming due — and sleeps
@@ -45,12 +50,11 @@ struct SyncCommand: AsyncParsableCommand {
     var plain = false
     @Flag(name: .customLong("pull-only"), help: "Only pull the server's changes.") var pullOnly = false
     @Flag(name: .customLong("push-only"), help: "Only upload this device's changes.") var pushOnly = false
-    @Argument(help: "Only these recipes (ids as `recipes list` shows them); only uploaded.") var ids: [Int64] = []
+    @Argument(
+        help: ArgumentHelp(RecipeReference.argumentsHelp + " Only uploaded."), transform: RecipeReference.argument)
+    var ids: [RecipeReference] = []
 
     func validate() throws {
-        if let bad = ids.first(where: { $0 < 1 }) {
-            throw ValidationError("\(bad) is not a recipe id; ids are the numbers `recipes list` shows")
-        }
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be 1 to 64, not \(jobs)") }
         if pullOnly && pushOnly { throw ValidationError("--pull-only and --push-only exclude each other; give one, or neither for both") }
         if pullOnly && !ids.isEmpty { throw ValidationError("--pull-only pulls every change; it takes no ids") }

@@ -6,8 +6,8 @@ import Transport
 
 /// One sync as `recipes sync` and the REPL's `sync` run it: configuration, output, Ctrl-C, the run, the summary.
 struct SyncInvocation: Equatable {
-    /// Exactly these recipes, or every due one.
-    var ids: [Int64]?
+    /// Exactly these recipes (by id or uuid), or every due one.
+    var ids: [RecipeReference]?
     /// `--jobs`, else `sync.jobs` from the configuration.
     var jobs: Int?
     /// `--max-wait` in seconds.
@@ -21,6 +21,8 @@ struct SyncInvocation: Equatable {
     /// Whether a second Ctrl-C ends the process at once (exit 130): yes for `recipes sync`, no in the REPL, whose
     /// Ctrl-C never ends the session (a background job may be running).
     var exitOnSecondInterrupt = true
+    /// The words of the commands the output advises: a shell's, or the REPL's for its `sync`.
+    var dialect: CommandDialect = .shell
 
     /// Runs the sync of `context`'s home and returns its summary, opening the store only when there may be
     /// something to do: without ids, a home with nothing to push (`RecipeStore.idleFeedCursor`) whose server has
@@ -35,6 +37,7 @@ struct SyncInvocation: Equatable {
                 switch await FeedCheck.ask(settings, after: cursor) {
                 case .nothingNew: break
                 case .unreachable(let reason): summary.pullStopped = reason
+                case .setupMistake(let words): summary.setupProblem = words
                 case .changes:
                     return try await run(context: context, store: context.openStore(), settings: settings, jobs: configuration.jobs)
                 }
@@ -55,18 +58,28 @@ struct SyncInvocation: Equatable {
     func prepareRun(
         store: RecipeStore, configuration: ClientConfiguration, emit: @escaping @Sendable (SyncEvent) -> Void
     ) throws -> SyncRun {
-        SyncRun(store: store, settings: try Self.settings(configuration), options: options(jobs: configuration.jobs), emit: emit)
+        SyncRun(
+            store: store, settings: try Self.settings(configuration),
+            options: try options(jobs: configuration.jobs, store: store), emit: emit)
     }
 
-    private func options(jobs configuredJobs: Int) -> SyncOptions {
+    /// The run's options, the recipes named by uuid found by their ids in `store`.
+    private func options(jobs configuredJobs: Int, store: RecipeStore) throws -> SyncOptions {
         SyncOptions(
-            ids: ids, jobs: jobs ?? configuredJobs, maxWait: .milliseconds(Int64(maxWait * 1000)),
+            ids: try ids.map(store.recipeIDs), jobs: jobs ?? configuredJobs, maxWait: .milliseconds(Int64(maxWait * 1000)),
             waitForNetwork: .milliseconds(Int64(waitForNetwork * 1000)), direction: direction)
     }
 
     private func run(context: CommandContext, store: RecipeStore, settings: SyncSettings, jobs configuredJobs: Int) async throws -> SyncSummary {
         let output = output(context)
-        let run = SyncRun(store: store, settings: settings, options: options(jobs: configuredJobs)) { event in output.emit(event) }
+        if mode == .terminal, direction != .pullOnly {
+            // The live display counts against the recipes due now (those named), from its first frame.
+            let expected = try ids.map { try store.recipes(ids: store.recipeIDs($0)) } ?? store.dueRecipes(at: settings.now())
+            output.expect(titles: expected.map(\.title))
+        }
+        let run = SyncRun(store: store, settings: settings, options: try options(jobs: configuredJobs, store: store)) { event in
+            output.emit(event)
+        }
         let summary = try await InterruptSignal.whileRunning(exitOnSecond: exitOnSecondInterrupt, onInterrupt: { run.interrupt() }) {
             try await run.run()
         }
@@ -78,7 +91,7 @@ struct SyncInvocation: Equatable {
     static func settings(_ configuration: ClientConfiguration) throws -> SyncSettings {
         var api: ServerAPI?
         if let url = configuration.serverURL {
-            guard let parsed = ServerAPI(baseURL: url) else { throw ConfigKey.invalidServerURL }
+            guard let parsed = ServerAPI(baseURL: url) else { throw ConfigKey.invalidServerURL(url) }
             api = parsed
         }
         return SyncSettings(api: api, token: configuration.token, caBundlePath: configuration.caBundle)
@@ -86,6 +99,7 @@ struct SyncInvocation: Equatable {
 
     private func output(_ context: CommandContext) -> any SyncOutput {
         makeSyncOutput(
-            mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment)
+            mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment,
+            dialect: dialect)
     }
 }

@@ -51,18 +51,21 @@ public enum ConfigKey: String, CaseIterable, Sendable {
         }
     }
 
-    /// What is wrong with a `server.url` that `ServerAPI` refuses, from the file or from `RECIPES_SERVER_URL` (the
-    /// environment is read as it is and checked when a sync needs it).
-    static let invalidServerURL = CommandLineError(
-        "server.url must be an http:// or https:// URL with a host and no credentials, query or fragment, "
-            + "e.g. https://recipes.example.org; set it with `recipes config set server.url URL` (or RECIPES_SERVER_URL)")
+    /// What is wrong with `url` as `server.url` (which `ServerAPI` refuses), from the file, from `RECIPES_SERVER_URL`
+    /// (the environment is read as it is and checked when a sync needs it) or given to `config set`.
+    static func invalidServerURL(_ url: String) -> CommandLineError {
+        let problem = ServerAPI.problem(with: url) ?? "it is not an http:// or https:// URL"
+        return CommandLineError(
+            "server.url \"\(TerminalText.clean(url))\" cannot be used: \(problem); set it with "
+                + "`recipes config set server.url URL` (or RECIPES_SERVER_URL), e.g. http://127.0.0.1:8080")
+    }
 
     /// Checks a value for this key and returns it normalised, or throws a message saying what is expected.
     public func validate(_ raw: String) throws(CommandLineError) -> String {
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         switch self {
         case .serverURL:
-            guard let api = ServerAPI(baseURL: value) else { throw Self.invalidServerURL }
+            guard let api = ServerAPI(baseURL: value) else { throw Self.invalidServerURL(value) }
             return api.baseURL
         case .serverToken:
             guard !value.isEmpty, value.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {

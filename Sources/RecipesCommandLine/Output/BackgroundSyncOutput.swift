@@ -5,7 +5,9 @@ import RecipeModels
 /// `recipes sync --background`, what cron runs: nothing on stdout, one timestamped line per event (progress left
 /// out) appended to `logs/sync.log`, and on stderr — which cron mails — only what needs a person: `failed` events,
 /// a new conflict (a `conflict` event comes only from the run that made it, so it is mailed once) and a refusal of
-/// the credentials. Offline, backoff and busy recipes are routine and only logged.
+/// the credentials. Offline, backoff and busy recipes are routine and only logged. The reminders of recipes that wait
+/// for a person (failed or cancelled in an earlier run) are logged, and the failed ones mailed, at most once a day
+/// (`ReminderSchedule`); a run whose only news they are leaves no line in between.
 ///
 /// Lines read `2026-11-20T10:00:00.123Z [4242] #3 Tomato soup: done (revision 4 on the server)`, the process id
 /// telling concurrent runs apart. A run that had nothing to do leaves no line, so a cron job every few minutes
@@ -15,8 +17,10 @@ final class BackgroundSyncOutput: SyncOutput {
     private let console: any Console
     private let clock: @Sendable () -> Date
     private let processID: Int32
-    /// Whether any event was logged; held while writing to stderr, so that lines stay whole.
-    private let logged = Locked(false)
+    private let reminders: ReminderSchedule
+    /// Whether any event was logged, the recipes left for the network (one line at the end) and the reminders held
+    /// back until the end; held while writing to stderr, so that lines stay whole.
+    private let logged = Locked((any: false, offline: OfflineRecipes(), reminders: [SyncEvent]()))
 
     /// Creates the output; `clock` (the time of the summary line) is replaceable for tests.
     init(
@@ -27,24 +31,56 @@ final class BackgroundSyncOutput: SyncOutput {
         self.console = console
         self.clock = clock
         self.processID = processID
+        self.reminders = ReminderSchedule(logs: log.directory)
+    }
+
+    /// Whether `event` reminds of a recipe that waits for a person (see `RunReports.reportStopped`).
+    static func isReminder(_ event: SyncEvent) -> Bool {
+        event.kind == .skipped && (event.hint == .retry || event.hint == .resume)
     }
 
     func emit(_ event: SyncEvent) {
         guard event.kind != .progress else { return }
+        let held = logged.withLock { logged in
+            if Self.isReminder(event) {
+                logged.reminders.append(event)
+                return true
+            }
+            return logged.offline.take(event)
+        }
+        if held { return }
         let line = SyncEventText.line(event)
         log.append(stamp(event.time) + line)
         logged.withLock { logged in
-            logged = true
+            logged.any = true
             if event.kind == .failed || event.kind == .conflict { console.err("recipes: " + line + "\n") }
         }
     }
 
     func finish(_ summary: SyncSummary) {
-        let anything = logged.withLock { $0 }
-        if anything || summary != SyncSummary() {
+        let (anything, offline, held) = logged.withLock { ($0.any, $0.offline.line, $0.reminders) }
+        var summary = summary
+        if !held.isEmpty {
+            let now = clock()
+            if ReminderSchedule.isDue(last: reminders.last(), now: now) {
+                for event in held {
+                    let line = SyncEventText.line(event)
+                    log.append(stamp(event.time) + line)
+                    if event.hint == .retry { console.err("recipes: " + line + "\n") }
+                }
+                reminders.record(now)
+            } else {
+                summary.failedEarlier = 0  // said today already: this run's summary does not repeat it
+                summary.cancelledEarlier = 0
+            }
+        }
+        if let offline { log.append(stamp(clock()) + offline) }
+        if anything || offline != nil || summary != SyncSummary() {
             log.append(stamp(clock()) + SyncEventText.summary(summary))
         }
         if summary.credentialsRefused { console.err(SyncEventText.credentialsRefused) }
+        // A set-up mistake is no weather: cron mails it (every run, until server.url is fixed).
+        if let problem = summary.setupProblem { console.err("recipes: sync: \(TerminalText.clean(problem))\n") }
     }
 
     private func stamp(_ time: Date) -> String { "\(EventTimestamp.string(time)) [\(processID)] " }

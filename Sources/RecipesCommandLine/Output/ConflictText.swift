@@ -24,15 +24,14 @@ enum ConflictText {
 
     /// `recipes conflicts`: each recipe in conflict, what the conflict is, both values of each field and how to
     /// resolve it; `no conflicts` when there are none.
-    static func listing(_ recipes: [Recipe]) -> String {
+    static func listing(_ recipes: [Recipe], dialect: CommandDialect = .shell) -> String {
         let conflicted = recipes.compactMap { recipe in recipe.sync.conflict.map { (recipe, $0) } }
         guard !conflicted.isEmpty else { return "no conflicts\n" }
         var text = ""
         for (recipe, conflict) in conflicted {
             text += TerminalText.clean("#\(recipe.id) \(recipe.title): \(conflict.summary)") + "\n"
             for line in lines(conflict) { text += "  " + line + "\n" }
-            text += "  resolve: `recipes resolve \(recipe.id) --mine` or `--theirs`"
-                + (conflict.isWhole ? "" : " (add --field NAME to choose one field)") + "\n"
+            text += "  resolve: \(dialect.resolve(recipe.id))" + (conflict.isWhole ? "" : " (\(dialect.resolveField))") + "\n"
         }
         return text
     }
@@ -53,7 +52,7 @@ enum ConflictText {
 
     /// What `recipes resolve` did, in one line: "#4 Soup: resolved title, ingredient 3 (mine); pending, sent by the
     /// next `recipes sync`", or with the conflicts left, or for a deletion conflict what became of the recipe.
-    static func resolved(_ resolved: ConflictResolved) -> String {
+    static func resolved(_ resolved: ConflictResolved, dialect: CommandDialect = .shell) -> String {
         let side = resolved.side.rawValue
         let subject = TerminalText.clean("#\(resolved.id) \(resolved.title)")
         switch resolved.resolution {
@@ -61,17 +60,17 @@ enum ConflictText {
             let what = "\(subject): resolved \(resolved.settled.joined(separator: ", ")) (\(side))"
             if let left = resolved.left {
                 let names = left.statusEntries.map(\.field).joined(separator: ", ")
-                return "\(what); conflicts left: \(names) — `recipes resolve \(resolved.id) --mine` or `--theirs`"
+                return "\(what); conflicts left: \(names) — \(dialect.resolve(resolved.id))"
             }
             if resolved.state == .synced { return "\(what); synced: it equals the server's copy, nothing to send" }
-            return "\(what); pending, sent by the next `recipes sync`"
+            return "\(what); pending, sent by the next \(dialect.syncAll)"
         case .recreateOnServer:
             return "\(subject): kept here (mine), though the server deleted it; pending, re-created on the server by the "
-                + "next `recipes sync`"
+                + "next \(dialect.syncAll)"
         case .removeHere:
             return "\(subject): removed here (theirs), as the server deleted it"
         case .deleteOnServer:
-            return "\(subject): deletion kept (mine); deleting, sent to the server by the next `recipes sync`"
+            return "\(subject): deletion kept (mine); deleting, sent to the server by the next \(dialect.syncAll)"
         case .restoreFromServer:
             return "\(subject): deletion undone, the server's copy restored (theirs); synced"
         }

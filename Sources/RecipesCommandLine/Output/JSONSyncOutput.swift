@@ -3,8 +3,9 @@ import RecipeModels
 
 /// `recipes sync --json`: one JSON object per line on stdout, for programs.
 ///
-/// Each event line has the keys `event`, `id`, `uuid` (lowercase), `title`, then `step`, `revision`, `bytes`,
-/// `total`, `attempt`, `delay` and `error` only where they apply, and `time` (ISO 8601 UTC, milliseconds).
+/// Each event line has the keys `event`, `id`, `uuid` (lowercase), `title`, then `step`, `revision` (this device's),
+/// `bytes`, `total`, `attempt`, `delay`, `version` (the server's) and `error` only where they apply, and `time`
+/// (ISO 8601 UTC, milliseconds).
 /// `finish` writes `{"event":"summary","done":N,"failed":N,"cancelled":N,"waiting":N,"exitStatus":N}`.
 final class JSONSyncOutput: SyncOutput {
     private let console: any Console
@@ -44,7 +45,8 @@ final class JSONSyncOutput: SyncOutput {
         if let total = event.total { pairs.append(("total", .integer(total))) }
         if let attempt = event.attempt { pairs.append(("attempt", .integer(Int64(attempt)))) }
         if let delay = event.delay { pairs.append(("delay", .double((delay * 1000).rounded() / 1000))) }
-        if let error = event.error { pairs.append(("error", .string(error))) }
+        if let version = event.version { pairs.append(("version", .integer(version))) }
+        if let error = SyncEventText.errorWithHint(event) { pairs.append(("error", .string(error))) }
         pairs.append(("time", .string(EventTimestamp.string(event.time))))
         var writer = JSONWriter()
         writer.object(ordered: pairs)
@@ -59,7 +61,8 @@ final class JSONSyncOutput: SyncOutput {
             "failed": .integer(Int64(summary.failed)), "cancelled": .integer(Int64(summary.cancelled)),
             "waiting": .integer(Int64(summary.waiting)), "pulled": .integer(Int64(summary.pulled)),
             "merged": .integer(Int64(summary.merged)), "conflicts": .integer(Int64(summary.conflicts)),
-            "removed": .integer(Int64(summary.removed)), "exitStatus": .integer(Int64(summary.exitStatus)),
+            "removed": .integer(Int64(summary.removed)), "failedEarlier": .integer(Int64(summary.failedEarlier)),
+            "cancelledEarlier": .integer(Int64(summary.cancelledEarlier)), "exitStatus": .integer(Int64(summary.exitStatus)),
         ])
         return writer.text
     }

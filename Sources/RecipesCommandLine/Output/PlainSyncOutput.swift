@@ -21,19 +21,29 @@ final class PlainSyncOutput: SyncOutput {
     static let progressInterval: TimeInterval = 1
 
     private let console: any Console
-    /// What each recipe last showed; held while writing, so that lines never interleave.
-    private let shown = Locked([Int64: Shown]())
+    /// The words of the commands the lines advise.
+    private let dialect: CommandDialect
+    /// What each recipe last showed, and the recipes left for the network (one line at the end); held while
+    /// writing, so that lines never interleave.
+    private let state = Locked(State())
 
-    init(console: any Console) {
+    private struct State {
+        var shown: [Int64: Shown] = [:]
+        var offline = OfflineRecipes()
+    }
+
+    init(console: any Console, dialect: CommandDialect = .shell) {
         self.console = console
+        self.dialect = dialect
     }
 
     func emit(_ event: SyncEvent) {
-        shown.withLock { shown in
+        state.withLock { state in
+            if state.offline.take(event) { return }
             switch event.kind {
             case .progress:
                 // Without a start event (not seen, or the output began mid-step) the first line shows at once.
-                var entry = shown[event.id] ?? Shown()
+                var entry = state.shown[event.id] ?? Shown()
                 let bytes = event.bytes ?? 0
                 if let total = event.total, bytes >= total {
                     guard !entry.finalShown, entry.anyShown || entry.lastProgress == nil else { return }
@@ -45,19 +55,26 @@ final class PlainSyncOutput: SyncOutput {
                 }
                 entry.lastProgress = event.time
                 entry.anyShown = true
-                shown[event.id] = entry
+                state.shown[event.id] = entry
             case .start:
-                shown[event.id] = Shown(lastProgress: event.time)  // a new step or attempt starts its own progress
+                state.shown[event.id] = Shown(lastProgress: event.time)  // a new step or attempt starts its own progress
             case .retry:
-                shown[event.id] = nil
+                state.shown[event.id] = nil
             case .done, .failed, .cancelled, .offline, .skipped, .pulled, .merged, .conflict, .removed, .downloaded:
-                shown[event.id] = nil
+                state.shown[event.id] = nil
             }
-            console.out(SyncEventText.line(event) + "\n")
+            console.out(SyncEventText.line(event, dialect: dialect) + "\n")
         }
     }
 
+    /// The one line standing for the recipes left for the network, if any (for a REPL job, whose last line is its
+    /// own).
+    var offlineLine: String? { state.withLock { $0.offline.line } }
+
     func finish(_ summary: SyncSummary) {
-        shown.withLock { _ in console.out(SyncEventText.summary(summary) + "\n") }
+        state.withLock { state in
+            let offline = state.offline.line.map { $0 + "\n" } ?? ""
+            console.out(offline + SyncEventText.summary(summary, dialect: dialect) + "\n")
+        }
     }
 }

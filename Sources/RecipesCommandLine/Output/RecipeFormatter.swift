@@ -20,6 +20,9 @@ public struct RecipeFormatter: Sendable {
     /// Whether the process named by a lease owner still runs: a lease of a process that is gone (`kill -9`) is not
     /// shown as uploading, even before it lapses.
     var isLeaseOwnerAlive: @Sendable (String) -> Bool
+    /// The words of the commands the text advises (`recipes sync 3` at a shell, `sync 3` in the REPL); the JSON
+    /// always speaks a shell's.
+    var dialect: CommandDialect = .shell
 
     /// Creates a formatter.
     public init(
@@ -71,19 +74,25 @@ public struct RecipeFormatter: Sendable {
         return Self.table(header: ["ID", "STATE", "REV", "TITLE"], rows: rows)
     }
 
-    /// `status`: a header and one row per recipe with the revision the server has and why it is not there yet.
+    /// `status`: a header and one row per recipe: its id, the start of its uuid (the name every device shares), its
+    /// state, its local revision, the server's version its draft is based on (`-` when the server has never had it),
+    /// its title and why it is not on the server yet.
     public func status(_ recipes: [Recipe]) -> String {
         let recipes = recipes.map(withoutDeadLease)
         guard !recipes.isEmpty else { return "no recipes yet; create one with `new <title>`\n" }
         let rows = recipes.map { recipe in
             [
-                String(recipe.id), recipe.sync.effectiveState(at: now).rawValue, String(recipe.sync.revision),
-                String(recipe.sync.syncedRevision), recipe.title,
-                BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone) ?? "",
+                String(recipe.id), Self.shortUUID(recipe.uuid), recipe.sync.effectiveState(at: now).rawValue,
+                String(recipe.sync.revision), recipe.sync.serverVersion.map(String.init) ?? "-", recipe.title,
+                BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone, dialect: dialect) ?? "",
             ]
         }
-        return Self.table(header: ["ID", "STATE", "REV", "SERVER", "TITLE", "WHY NOT SYNCED"], rows: rows)
+        return Self.table(header: ["ID", "UUID", "STATE", "REV", "SERVER", "TITLE", "WHY NOT SYNCED"], rows: rows)
     }
+
+    /// The first 8 hexadecimal digits of `uuid`: what `status` shows, and enough to name the recipe on any device
+    /// (a command given a prefix two recipes share says so and lists them).
+    static func shortUUID(_ uuid: UUID) -> String { String(uuid.lowercasedString.prefix(8)) }
 
     /// `show`: every field, the image and the sync state.
     public func show(_ recipe: Recipe) -> String {
@@ -123,13 +132,14 @@ public struct RecipeFormatter: Sendable {
             for line in text.dropFirst() { lines.append(String(repeating: " ", count: number.count) + line) }
         }
         field("state", recipe.sync.effectiveState(at: now).rawValue)
-        field("revision", "\(recipe.sync.revision) (server has \(recipe.sync.syncedRevision))")
+        field("revision", "\(recipe.sync.revision) (on this device)")
+        field("server", recipe.sync.serverVersion.map { "version \($0)" } ?? "none yet")
         field("attempts", String(recipe.sync.attempts))
         if let next = recipe.sync.nextAttemptAt { field("next attempt", ISO8601.string(next)) }
         if let error = recipe.sync.lastError { field("last error", error) }
         if let remote = recipe.sync.remoteImageURL { field("server image", remote) }
         field("modified", ISO8601.string(recipe.dateModified))
-        if let blocked = BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone) {
+        if let blocked = BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone, dialect: dialect) {
             field("blocked", blocked)
         }
         if let conflict = recipe.sync.conflict {
@@ -143,25 +153,7 @@ public struct RecipeFormatter: Sendable {
     /// Left-aligned columns separated by two spaces, each cell cleaned and measured in terminal columns; the last
     /// column is not padded.
     static func table(header: [String], rows: [[String]]) -> String {
-        let all = ([header] + rows).map { $0.map(TerminalText.clean) }
-        var widths = [Int](repeating: 0, count: header.count)
-        for row in all {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TerminalText.width(cell)) }
-        }
-        var output = ""
-        for row in all {
-            var line = ""
-            for (index, cell) in row.enumerated() {
-                if index == row.count - 1 {
-                    line += cell
-                } else {
-                    line += cell + String(repeating: " ", count: widths[index] - TerminalText.width(cell) + 2)
-                }
-            }
-            while line.hasSuffix(" ") { line.removeLast() }
-            output += line + "\n"
-        }
-        return output
+        TextTable.render(header: header, rows: rows.map { $0.map(TableCell.init) })
     }
 
     // MARK: JSON

@@ -7,15 +7,22 @@ struct SearchFormatter {
     /// Whether matched words are shown in bold (a terminal without `NO_COLOR`) rather than between brackets.
     var bold: Bool
 
+    /// The one way `text` and `json` decide `bold` for a standard output: a terminal that is not `dumb`, and no
+    /// `NO_COLOR` (https://no-color.org).
+    static func wantsBold(stdoutIsTerminal: Bool, environment: [String: String]) -> Bool {
+        stdoutIsTerminal && environment["TERM"] != "dumb" && (environment["NO_COLOR"] ?? "").isEmpty
+    }
+
     /// `ID  TITLE  FOUND IN  CONTEXT` rows, then a line saying how many matched when not all are shown.
     func text(_ result: SearchResult, words: [String], limit: Int) -> String {
         let query = words.joined(separator: " ")
         guard !result.hits.isEmpty else { return "no recipe matches \"\(TerminalText.clean(query))\"\n" }
         let rows = result.hits.map { hit in
-            [String(hit.id), TerminalText.clean(hit.title), hit.fields.map(\.rawValue).joined(separator: ", "),
-             mark(hit.snippet)]
+            [TableCell(String(hit.id)), TableCell(hit.title), TableCell(hit.fields.map(\.rawValue).joined(separator: ", ")),
+             Self.excerpt(hit.snippet)]
         }
-        var text = RecipeFormatter.table(header: ["ID", "TITLE", "FOUND IN", "CONTEXT"], rows: rows)
+        var text = TextTable.render(
+            header: ["ID", "TITLE", "FOUND IN", "CONTEXT"], rows: rows, emphasis: bold ? .bold : .brackets)
         if result.total > result.hits.count {
             text += "\(result.hits.count) of \(result.total) matching recipes shown; --limit 0 shows all\n"
         }
@@ -36,24 +43,34 @@ struct SearchFormatter {
         return writer.text + "\n"
     }
 
-    /// The excerpt on one line, control characters cleaned, matched words marked.
-    func mark(_ snippet: String) -> String {
-        let marked = bold ? markedBold(snippet) : markedPlain(snippet)
-        return marked.replacingOccurrences(of: "\n", with: " / ")
+    /// The excerpt on one line as a table cell, the matched words its emphasised parts (line breaks shown as ` / `).
+    static func excerpt(_ snippet: String) -> TableCell {
+        var parts: [TableCell.Part] = []
+        var current = "", emphasised = false
+        func close() {
+            if !current.isEmpty { parts.append(TableCell.Part(text: current, emphasised: emphasised)) }
+            current = ""
+        }
+        for character in clean(snippet) {
+            switch character {
+            case Character(SearchHit.markStart): close(); emphasised = true
+            case Character(SearchHit.markEnd): close(); emphasised = false
+            case "\n": current += " / "
+            default: current.append(character)
+            }
+        }
+        close()
+        return TableCell(parts: parts)
     }
 
+    /// The excerpt with the matched words between brackets, line breaks kept (for `--json`).
     func markedPlain(_ snippet: String) -> String {
-        clean(snippet).replacingOccurrences(of: SearchHit.markStart, with: "[")
+        Self.clean(snippet).replacingOccurrences(of: SearchHit.markStart, with: "[")
             .replacingOccurrences(of: SearchHit.markEnd, with: "]")
     }
 
-    func markedBold(_ snippet: String) -> String {
-        clean(snippet).replacingOccurrences(of: SearchHit.markStart, with: "\u{1B}[1m")
-            .replacingOccurrences(of: SearchHit.markEnd, with: "\u{1B}[0m")
-    }
-
     /// `snippet` with line breaks kept and other control characters but the marks removed.
-    private func clean(_ snippet: String) -> String {
+    private static func clean(_ snippet: String) -> String {
         let keep: Set<Unicode.Scalar> = ["\n", "\u{2}", "\u{3}"]
         var out = String.UnicodeScalarView()
         for scalar in snippet.unicodeScalars where keep.contains(scalar) || scalar.properties.generalCategory != .control {

@@ -7,8 +7,11 @@ import RecipeModels
 /// Every line starts `#<id> <title>: ` so that `grep '^#3 '` finds one recipe's story; titles and error messages
 /// are cleaned of control characters first.
 enum SyncEventText {
-    /// `#3 Tomato soup: image: uploading 256.0 KiB (attempt 1)` and the like.
-    static func line(_ event: SyncEvent) -> String { prefix(event) + message(event) }
+    /// `#3 Tomato soup: image: uploading 256.0 KiB (attempt 1)` and the like; a command it advises is in
+    /// `dialect`'s words.
+    static func line(_ event: SyncEvent, dialect: CommandDialect = .shell) -> String {
+        prefix(event) + message(event, dialect: dialect)
+    }
 
     /// `#3 Tomato soup: ` — the recipe the line is about.
     static func prefix(_ event: SyncEvent) -> String {
@@ -16,8 +19,29 @@ enum SyncEventText {
         return title.allSatisfy(\.isWhitespace) ? "#\(event.id): " : "#\(event.id) \(title): "
     }
 
-    /// What happened, after the prefix.
-    static func message(_ event: SyncEvent) -> String {
+    /// What happened, after the prefix, with the command its hint names (in `dialect`'s words).
+    static func message(_ event: SyncEvent, dialect: CommandDialect = .shell) -> String {
+        switch event.hint {
+        case .resolve?: return happened(event) + " — " + dialect.resolve(event.id)
+        case .resume?: return happened(event) + "; " + dialect.sync(event.id) + " resumes it"
+        case .retry?: return happened(event) + "; " + dialect.sync(event.id) + " tries it again"
+        case nil: return happened(event)
+        }
+    }
+
+    /// The event's `error` with the command its hint names, in a shell's words: the `error` of `--json`.
+    static func errorWithHint(_ event: SyncEvent) -> String? {
+        guard let error = event.error else { return nil }
+        switch event.hint {
+        case .resolve?: return error + " — " + CommandDialect.shell.resolve(event.id)
+        case .resume?: return error + "; " + CommandDialect.shell.sync(event.id) + " resumes it"
+        case .retry?: return error + "; " + CommandDialect.shell.sync(event.id) + " tries it again"
+        case nil: return error
+        }
+    }
+
+    /// What happened, without advice.
+    private static func happened(_ event: SyncEvent) -> String {
         let step = event.step.map { "\($0.rawValue): " } ?? ""
         let error = event.error.map(TerminalText.clean)
         switch event.kind {
@@ -32,7 +56,7 @@ enum SyncEventText {
             return text
         case .done:
             if event.step == .delete { return "done (deleted on the server)" }
-            if let revision = event.revision { return "done (revision \(revision) on the server)" }
+            if let version = event.version { return "done (version \(version) on the server)" }
             return "done"
         case .failed:
             return "failed: " + (error ?? "gave up")
@@ -46,14 +70,14 @@ enum SyncEventText {
             if let delay = event.delay { return "skipped: next attempt in " + DurationFormat.describe(delay) }
             return "skipped: not due"
         case .pulled:
-            return "pulled" + (event.revision.map { " (version \($0) from the server)" } ?? "")
+            return "pulled" + (event.version.map { " (version \($0) from the server)" } ?? "")
         case .merged:
-            return "merged with the server's version" + (event.revision.map { " \($0)" } ?? "")
+            return "merged with the server's version" + (event.version.map { " \($0)" } ?? "")
                 + (error.map { "; " + $0 } ?? "")
         case .conflict:
             return "conflict: " + (error ?? "changed here and on the server")
         case .removed:
-            return "removed: deleted on the server"
+            return "removed here: deleted on the server"
         case .downloaded:
             return "downloaded image" + (event.bytes.map { " (" + ByteFormat.describe($0) + ")" } ?? "")
         }
@@ -83,30 +107,66 @@ enum SyncEventText {
         return Int(Double(clamped) * 100 / Double(total))
     }
 
-    /// `sync: 3 done, 1 failed, 2 waiting`, or `sync: nothing to do` when nothing happened.
-    static func summary(_ summary: SyncSummary) -> String {
+    /// `sync: 3 done, 1 failed, 2 waiting`, or `sync: nothing to do` when nothing happened; commands in `dialect`'s
+    /// words.
+    static func summary(_ summary: SyncSummary, dialect: CommandDialect = .shell) -> String {
         var parts: [String] = []
         if summary.pulled > 0 { parts.append("\(summary.pulled) pulled") }
         if summary.merged > 0 { parts.append("\(summary.merged) merged") }
         if summary.removed > 0 { parts.append("\(summary.removed) removed") }
         if summary.conflicts > 0 {
-            parts.append("\(summary.conflicts) in conflict (`recipes conflicts` lists them)")
+            parts.append("\(summary.conflicts) in conflict (\(dialect.conflicts) lists them)")
         }
         if summary.done > 0 { parts.append("\(summary.done) done") }
         if summary.failed > 0 { parts.append("\(summary.failed) failed") }
         if summary.cancelled > 0 { parts.append("\(summary.cancelled) cancelled") }
         if summary.waiting > 0 { parts.append("\(summary.waiting) waiting") }
+        if summary.failedEarlier > 0 { parts.append("\(summary.failedEarlier) failed earlier, not retried") }
+        if summary.cancelledEarlier > 0 { parts.append("\(summary.cancelledEarlier) cancelled earlier") }
         if let reason = summary.pullStopped { parts.append("pull stopped: " + TerminalText.clean(reason)) }
+        let counts = parts.isEmpty ? "" : parts.joined(separator: ", ") + "; "
         if summary.credentialsRefused {
-            let counts = parts.isEmpty ? "" : parts.joined(separator: ", ") + "; "
             return "sync: " + counts + "stopped: the server refused the credentials (" + credentialsHint + ")"
+        }
+        if let problem = summary.setupProblem {
+            return "sync: " + counts + "stopped: " + TerminalText.clean(problem)
         }
         return parts.isEmpty ? "sync: nothing to do" : "sync: " + parts.joined(separator: ", ")
     }
 
-    /// What to do when the server refuses the credentials.
-    static let credentialsHint = "set a valid token with `recipes config set server.token TOKEN` or RECIPES_TOKEN"
+    /// What to do when the server refuses the credentials: the token read from standard input, so that it stays
+    /// out of the shell's history.
+    static let credentialsHint = "set a valid token with `recipes config set server.token -` (it reads the token from "
+        + "standard input) or RECIPES_TOKEN"
 
     /// The stderr line of a background run the server refused (what cron mails).
     static let credentialsRefused = "recipes: sync: the server refused the credentials; \(credentialsHint)\n"
+}
+
+/// The recipes a run left waiting for an unreachable server, shown as one line at the end of the run instead of a
+/// line each (500 pending recipes on a laptop without network are one line, not 500).
+struct OfflineRecipes: Sendable {
+    /// How many recipes were left for the network.
+    private(set) var count = 0
+    /// Why, as the first of them said (`cannot reach host:port`).
+    private(set) var reason: String?
+
+    /// Takes `event` when it leaves a recipe for the network (an `offline` event with no wait within the run);
+    /// whether it did, so that the output does not show it on its own.
+    mutating func take(_ event: SyncEvent) -> Bool {
+        guard event.kind == .offline, event.delay == nil else { return false }
+        count += 1
+        if reason == nil { reason = event.error.map(TerminalText.clean) }
+        return true
+    }
+
+    /// `offline: cannot reach r.example.org:443; 3 recipes wait for it, nothing was sent`, or nil when none was
+    /// left for the network.
+    var line: String? {
+        guard count > 0 else { return nil }
+        let recipes = count == 1 ? "1 recipe waits" : "\(count) recipes wait"
+        let reason = reason ?? "the server cannot be reached"
+        let sent = reason.contains("nothing was sent") ? "" : ", nothing was sent"  // the engine's words say it
+        return "offline: " + reason + "; \(recipes) for it" + sent
+    }
 }

@@ -13,6 +13,14 @@ public protocol SyncOutput: Sendable {
     func emit(_ event: SyncEvent)
     /// Shows how the run ended; called once, after the last event.
     func finish(_ summary: SyncSummary)
+    /// Says which recipes the run is expected to upload (their titles), before it starts: the live display counts
+    /// against them and sizes its title column for them from the first frame.
+    func expect(titles: [String])
+}
+
+extension SyncOutput {
+    /// Only the live display uses them.
+    func expect(titles: [String]) {}
 }
 
 /// The four ways of showing a sync run.
@@ -46,16 +54,18 @@ public enum SyncOutputMode: Sendable, Equatable {
 ///   - logsDirectory: `<home>/logs`, for `--background` (created with mode 0700 at the first line written).
 ///   - environment: for `NO_COLOR` (set and not empty: no colour at all).
 ///   - logRotationBytes: the size past which `sync.log` is rotated (about 1 MiB; smaller in tests).
+///   - dialect: the words of the commands the lines advise (`recipes sync 3` at a shell, `sync 3` in the REPL).
 public func makeSyncOutput(
     mode: SyncOutputMode, console: any Console, logsDirectory: URL,
-    environment: [String: String] = ProcessInfo.processInfo.environment, logRotationBytes: Int64 = 1 << 20
+    environment: [String: String] = ProcessInfo.processInfo.environment, logRotationBytes: Int64 = 1 << 20,
+    dialect: CommandDialect = .shell
 ) -> any SyncOutput {
     switch mode {
     case .terminal:
         let colour = (environment["NO_COLOR"] ?? "").isEmpty
-        return TerminalSyncOutput(console: console, colour: colour)
+        return TerminalSyncOutput(console: console, colour: colour, dialect: dialect)
     case .plain:
-        return PlainSyncOutput(console: console)
+        return PlainSyncOutput(console: console, dialect: dialect)
     case .json:
         return JSONSyncOutput(console: console)
     case .background:

@@ -72,12 +72,27 @@ struct SyncProgressState {
     private(set) var seen: Set<Int64> = []
     /// Bytes sent by the whole run.
     private(set) var overall: RateMeter?
+    /// How many recipes the run is expected to handle, when the caller knows (the due ones): the overall row counts
+    /// against it from the first frame instead of against the recipes seen so far.
+    private(set) var expected = 0
+    /// The widest title of the uploads so far, or of those the run is expected to upload, in columns: the title
+    /// column is that wide from the first frame and only grows, so that the bars keep their width.
+    private(set) var widestTitle = 0
+
+    /// Says that the run is expected to upload `recipes` recipes with these `titles` (before its first event).
+    mutating func expect(recipes: Int, titles: [String]) {
+        expected = recipes
+        widestTitle = max(widestTitle, titles.map { TerminalText.width(TerminalText.clean($0)) }.max() ?? 0)
+    }
 
     /// Applies `event`; returns true when it ends the recipe's part in the run (done, failed, cancelled, skipped,
     /// offline without a delay), which leaves a permanent line.
     @discardableResult
     mutating func apply(_ event: SyncEvent) -> Bool {
         seen.insert(event.id)
+        if [.start, .progress, .retry].contains(event.kind) {  // a row of the live area
+            widestTitle = max(widestTitle, TerminalText.width(TerminalText.clean(event.title)))
+        }
         if overall == nil { overall = RateMeter(since: event.time) }
         switch event.kind {
         case .start:
@@ -171,27 +186,33 @@ enum SyncProgressView {
             hidden = uploads.count - (maxRows - 2)
             uploads = Array(uploads.prefix(maxRows - 2))
         }
-        let widest = uploads.map { TerminalText.width($0.title) }.max() ?? 0
-        let titleColumn = min(widest, max(shortestTitle, usable / 4))
-        let sizesColumn = uploads.map { sizesText($0).map(TerminalText.width) ?? 0 }.max() ?? 0
-        var rows = uploads.map {
-            row($0, now: now, usable: usable, titleColumn: titleColumn, sizesColumn: sizesColumn)
-        }
+        let titleColumn = min(state.widestTitle, max(shortestTitle, usable / 4))
+        var rows = uploads.map { row($0, now: now, usable: usable, titleColumn: titleColumn) }
         if hidden > 0 { rows.append(TerminalText.truncate("… and \(hidden) more uploading", to: usable)) }
         rows.append(overallRow(state, now: now, usable: usable))
         return rows
     }
 
+    /// The columns of the fields after a bar, each fixed so that the bar keeps its width whatever they hold: the
+    /// percentage, the sizes (`1023.9 KiB / 1023.9 KiB` at most), the rate (`1023.9 MiB/s`), the attempt (`attempt 9`).
+    private static let percentSlot = 4, sizesSlot = 23, rateSlot = 11, attemptSlot = 10
+
     /// `Tomato soup  image   [######------]  50%  128.0 KiB / 256.0 KiB   64.0 KiB/s  attempt 2`: the title in
-    /// its column (the same for every row), the bar in what is left (8 to 32 columns); fields are dropped from the
-    /// right, then the bar, until the row fits, and what still does not (a long retry reason) is cut.
-    static func row(
-        _ upload: SyncProgressState.Upload, now: Date, usable: Int, titleColumn: Int, sizesColumn: Int
-    ) -> String {
+    /// its column, the bar in what is left once every field has its fixed column (8 to 32 columns): at a given width
+    /// the bar keeps its size from the first frame to the last. Where not all fit, the attempt goes, then the rate
+    /// (the attempt taking its place during a retry), then the sizes, then the bar. A body sent whole whose answer
+    /// has not come reads `waiting for the server` (`waiting` where narrow) instead of its sizes and a rate that can
+    /// only fall.
+    static func row(_ upload: SyncProgressState.Upload, now: Date, usable: Int, titleColumn: Int) -> String {
         let step = (upload.step?.rawValue ?? "").padding(toLength: stepWidth, withPad: " ", startingAt: 0)
         let attempt = (upload.attempt ?? 1) > 1 ? "attempt \(upload.attempt ?? 1)" : nil
-        var fraction: Double?
-        var candidates: [(bar: Bool, fields: [String?])]
+        let room = usable - titleColumn - stepWidth - 4
+        var line = TerminalText.fit(upload.title, to: titleColumn) + "  " + step + "  "
+        func finish(_ body: String) -> String {
+            line += body
+            while line.last == " " { line.removeLast() }
+            return TerminalText.truncate(line, to: usable)
+        }
         if let retryAt = upload.retryAt {
             let wait = retryAt.timeIntervalSince(now)
             var text: String
@@ -202,48 +223,44 @@ enum SyncProgressView {
                 text = wait > 0 ? "retry in \(DurationFormat.describe(wait))" : "retrying"
                 if let error = upload.retryError { text += " after " + error }
             }
-            candidates = [(false, [text])]
-        } else if upload.step == .delete {
-            candidates = [(false, ["deleting", attempt]), (false, ["deleting"])]
-        } else if let total = upload.total {
-            fraction = total > 0 ? Double(min(max(upload.bytes, 0), total)) / Double(total) : 1
-            let percent = TerminalText.padLeft("\(SyncEventText.percent(upload.bytes, of: total))%", to: 4)
-            let sizes = sizesText(upload).map { TerminalText.padLeft($0, to: sizesColumn) }
-            let rate = upload.meter.rate(at: now).map { TerminalText.padLeft(ByteFormat.rate($0), to: 11) }
-            candidates = [
-                (true, [percent, sizes, rate, attempt]), (true, [percent, sizes, attempt]), (true, [percent, attempt]),
-                (true, [percent]), (false, [percent, attempt]), (false, [percent]),
-            ]
-        } else if upload.bytes > 0 {
-            let sent = sizesText(upload)
-            let rate = upload.meter.rate(at: now).map(ByteFormat.rate)
-            candidates = [(false, [sent, rate, attempt]), (false, [sent, attempt]), (false, [sent])]
-        } else {
-            let revision = upload.step == .recipe ? upload.revision.map { " revision \($0)" } ?? "" : ""
-            candidates = [(false, ["uploading" + revision, attempt]), (false, ["uploading", attempt])]
+            return finish(text)
         }
-        let room = usable - titleColumn - stepWidth - 4
-        var chosen: (bar: Int, body: String)?
-        for candidate in candidates {
-            let body = candidate.fields.compactMap { $0 }.joined(separator: "  ")
-            let width = TerminalText.width(body)
-            if candidate.bar {
-                let bar = min(longestBar, room - width - 1)  // 1: the space between the bar and the percentage
-                if bar >= shortestBar {
-                    chosen = (bar, body)
-                    break
-                }
-            } else if width <= room {
-                chosen = (0, body)
-                break
+        if upload.step == .delete {
+            return finish(["deleting", attempt].compactMap { $0 }.joined(separator: "  "))
+        }
+        guard let total = upload.total else {
+            if upload.bytes > 0 {
+                let sent = sizesText(upload) ?? ""
+                let rate = upload.meter.rate(at: now).map(ByteFormat.rate)
+                let body = [sent, rate, attempt].compactMap { $0 }.joined(separator: "  ")
+                return finish(TerminalText.width(body) <= room ? body : sent)
+            }
+            let revision = upload.step == .recipe ? upload.revision.map { " revision \($0)" } ?? "" : ""
+            return finish(["uploading" + revision, attempt].compactMap { $0 }.joined(separator: "  "))
+        }
+        let fraction = total > 0 ? Double(min(max(upload.bytes, 0), total)) / Double(total) : 1
+        let percent = TerminalText.padLeft("\(SyncEventText.percent(upload.bytes, of: total))%", to: percentSlot)
+        let sent = upload.bytes >= total
+        let sizes = sent ? "waiting for the server" : sizesText(upload) ?? ""
+        let rate = sent ? "" : upload.meter.rate(at: now).map(ByteFormat.rate) ?? ""
+        func slot(_ text: String, _ width: Int) -> String { TerminalText.padLeft(text, to: width) }
+        func leftSlot(_ text: String, _ width: Int) -> String { TerminalText.fit(text, to: width) }
+        let sizesField = sent ? leftSlot(sizes, sizesSlot) : slot(sizes, sizesSlot)
+        // Each layout: the fields and their fixed width in all (two columns between fields).
+        let layouts: [(fields: [String], width: Int)] = [
+            ([percent, sizesField, slot(rate, rateSlot), slot(attempt ?? "", attemptSlot)],
+             percentSlot + sizesSlot + rateSlot + attemptSlot + 6),
+            ([percent, sizesField, slot(attempt ?? rate, rateSlot)], percentSlot + sizesSlot + rateSlot + 4),
+            ([percent, sent ? leftSlot("waiting", rateSlot) : slot(attempt ?? rate, rateSlot)], percentSlot + rateSlot + 2),
+            ([percent], percentSlot),
+        ]
+        for layout in layouts {
+            let bar = min(longestBar, room - layout.width - 1)  // 1: the space between the bar and the percentage
+            if bar >= shortestBar {
+                return finish(self.bar(fraction, width: bar) + " " + layout.fields.joined(separator: "  "))
             }
         }
-        let layout = chosen ?? (0, candidates.last?.fields.compactMap { $0 }.joined(separator: "  ") ?? "")
-        var line = TerminalText.fit(upload.title, to: titleColumn) + "  " + step + "  "
-        if layout.bar > 0, let fraction { line += bar(fraction, width: layout.bar) + " " }
-        line += layout.body
-        while line.last == " " { line.removeLast() }
-        return TerminalText.truncate(line, to: usable)
+        return finish(percent.trimmingCharacters(in: .whitespaces) + (attempt.map { "  " + $0 } ?? ""))
     }
 
     /// `128.0 KiB / 256.0 KiB`, or `128.0 KiB sent` when the total is unknown; nil for a deletion, a wait, or
@@ -263,14 +280,18 @@ enum SyncProgressView {
 
     /// `3 of 10 recipes done · 1 failed · 2 waiting · 1.2 MiB/s`.
     static func overallRow(_ state: SyncProgressState, now: Date, usable: Int) -> String {
-        let done = state.count(.done), all = state.seen.count
+        let done = state.count(.done), all = max(state.seen.count, state.expected)
         var rest: [String] = []
         let failed = state.count(.failed), cancelled = state.count(.cancelled)
         let waiting = state.count(.offline, .skipped)
         if failed > 0 { rest.append("\(failed) failed") }
         if cancelled > 0 { rest.append("\(cancelled) cancelled") }
         if waiting > 0 { rest.append("\(waiting) waiting") }
-        if !state.uploads.isEmpty, let rate = state.overall?.rate(at: now) { rest.append(ByteFormat.rate(rate)) }
+        // A rate only while bytes still flow: once every body is sent, it would only fall while the answers come.
+        let sending = state.uploads.contains { upload in
+            upload.retryAt == nil && (upload.total.map { upload.bytes < $0 } ?? (upload.bytes > 0))
+        }
+        if sending, let rate = state.overall?.rate(at: now) { rest.append(ByteFormat.rate(rate)) }
         let long = (["\(done) of \(all) \(all == 1 ? "recipe" : "recipes") done"] + rest).joined(separator: " · ")
         if TerminalText.width(long) <= usable { return long }
         let short = (["\(done)/\(all) done"] + rest).joined(separator: " · ")

@@ -47,10 +47,14 @@ final class TerminalSyncOutput: SyncOutput {
         /// was superseded and does nothing).
         var nextFrame: Date?
         var finished = false
+        /// The recipes left for the network: one line at the end.
+        var offline = OfflineRecipes()
     }
 
     private let console: any Console
     private let colour: Bool
+    /// The words of the commands the lines advise.
+    private let dialect: CommandDialect
     private let clock: @Sendable () -> Date
     private let size: @Sendable () -> TerminalSize
     /// Everything that changes; held while a frame is built and written, so frames never interleave.
@@ -58,11 +62,13 @@ final class TerminalSyncOutput: SyncOutput {
 
     /// Creates the output; `clock` and `size` are replaceable for tests.
     init(
-        console: any Console, colour: Bool, clock: @escaping @Sendable () -> Date = { Date() },
+        console: any Console, colour: Bool, dialect: CommandDialect = .shell,
+        clock: @escaping @Sendable () -> Date = { Date() },
         size: @escaping @Sendable () -> TerminalSize = TerminalSize.current
     ) {
         self.console = console
         self.colour = colour
+        self.dialect = dialect
         self.clock = clock
         self.size = size
     }
@@ -70,10 +76,15 @@ final class TerminalSyncOutput: SyncOutput {
     func emit(_ event: SyncEvent) {
         let next: Date? = screen.withLock { screen in
             guard !screen.finished else { return nil }
-            if screen.progress.apply(event) { screen.pendingLines.append(permanentLine(event)) }
+            let leftForNetwork = screen.offline.take(event)
+            if screen.progress.apply(event), !leftForNetwork { screen.pendingLines.append(permanentLine(event)) }
             return frame(&screen)
         }
         if let next { schedule(next) }
+    }
+
+    func expect(titles: [String]) {
+        screen.withLock { $0.progress.expect(recipes: titles.count, titles: titles) }
     }
 
     func finish(_ summary: SyncSummary) {
@@ -82,7 +93,8 @@ final class TerminalSyncOutput: SyncOutput {
             screen.finished = true
             var text = Self.cursorUp(screen.drawnRows) + "\r\u{1B}[J"
             for line in screen.pendingLines { text += line + "\n" }
-            text += SyncEventText.summary(summary) + "\n"
+            if let offline = screen.offline.line { text += offline + "\n" }
+            text += SyncEventText.summary(summary, dialect: dialect) + "\n"
             screen.pendingLines = []
             screen.drawnRows = 0
             console.out(text)
@@ -145,7 +157,7 @@ final class TerminalSyncOutput: SyncOutput {
     /// The line left above the live area when a recipe finishes: the plain line, its outcome coloured unless
     /// `NO_COLOR` is set.
     private func permanentLine(_ event: SyncEvent) -> String {
-        let message = SyncEventText.message(event)
+        let message = SyncEventText.message(event, dialect: dialect)
         guard colour else { return SyncEventText.prefix(event) + message }
         let code: String
         switch event.kind {

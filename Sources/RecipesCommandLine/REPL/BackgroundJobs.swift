@@ -68,7 +68,7 @@ final class BackgroundJobs: Sendable {
             return state.next
         }
         let prefix = "[\(number)] "
-        let output = PlainSyncOutput(console: JobConsole(lines: lines, prefix: prefix))
+        let output = PlainSyncOutput(console: JobConsole(lines: lines, prefix: prefix), dialect: .repl)
         let ended = Locked(0)
         let run = try invocation.prepareRun(store: store, configuration: configuration) { event in
             output.emit(event)
@@ -78,7 +78,7 @@ final class BackgroundJobs: Sendable {
             case .start, .progress, .retry, .downloaded: break
             }
         }
-        let title = "sync" + (invocation.ids.map { " " + $0.map(String.init).joined(separator: " ") } ?? "")
+        let title = "sync" + (invocation.ids.map { " " + $0.map(\.description).joined(separator: " ") } ?? "")
         let lines = self.lines
         let finished = Locked(false)
         let (started, go) = AsyncStream<Void>.makeStream()
@@ -90,6 +90,7 @@ final class BackgroundJobs: Sendable {
             } catch {
                 result = .failure(CommandLineError((error as? any LocalizedError)?.errorDescription ?? "\(error)"))
             }
+            if let offline = output.offlineLine { lines.post(prefix + offline) }
             lines.post(prefix + Self.describe(result))
             finished.withLock { $0 = true }
             return result
@@ -137,7 +138,7 @@ final class BackgroundJobs: Sendable {
     /// `finished: sync: 3 done` or `failed: …`.
     static func describe(_ result: Result<SyncSummary, CommandLineError>) -> String {
         switch result {
-        case .success(let summary): return "finished: " + SyncEventText.summary(summary)
+        case .success(let summary): return "finished: " + SyncEventText.summary(summary, dialect: .repl)
         case .failure(let error): return "failed: " + error.message
         }
     }

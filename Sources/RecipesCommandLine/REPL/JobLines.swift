@@ -49,12 +49,15 @@ final class JobLines: Sendable {
         }
     }
 
-    /// Writes the waiting lines for the line editor, on a cleared line above where its prompt is redrawn.
-    func printPending() {
+    /// Writes the waiting lines for the line editor, on a cleared line above where its prompt is redrawn; whether
+    /// there were any (when not, the prompt must not be redrawn: it is still there).
+    @discardableResult
+    func printPending() -> Bool {
         state.withLock { state in
-            guard !state.pending.isEmpty else { return }
+            guard !state.pending.isEmpty else { return false }
             console.out("\r\u{1B}[K" + state.pending.map { $0 + "\n" }.joined())
             state.pending = []
+            return true
         }
     }
 }

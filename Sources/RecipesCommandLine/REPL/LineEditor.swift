@@ -106,12 +106,14 @@ private let completion = Locked<(@Sendable ([String], String) -> ReplCompletion)
 /// The lines shown above the prompt and the read end of the pipe that announces them.
 private let shownLines = Locked<(lines: JobLines, wakeFD: Int32)?>(nil)
 
-/// libedit's wake function: empties the pipe and prints the waiting lines (libedit then redraws the prompt).
-private let printWaitingLines: @convention(c) () -> Void = {
-    guard let (lines, fd) = shownLines.withLock({ $0 }) else { return }
+/// libedit's wake function: empties the pipe and prints the waiting lines; 1 when it printed (libedit then redraws
+/// the prompt), 0 when a wake found them printed already (two lines posted at once, as a job's last event and its
+/// end are, wake twice but are printed by the first wake).
+private let printWaitingLines: @convention(c) () -> Int32 = {
+    guard let (lines, fd) = shownLines.withLock({ $0 }) else { return 0 }
     var buffer = [UInt8](repeating: 0, count: 64)
     while read(fd, &buffer, buffer.count) > 0 {}
-    lines.printPending()
+    return lines.printPending() ? 1 : 0
 }
 
 /// libedit's attempted-completion hook: the words before the one being completed decide what is offered; the

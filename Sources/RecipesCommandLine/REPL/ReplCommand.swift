@@ -5,19 +5,19 @@ import RecipeStore
 public enum ReplCommand: Equatable, Sendable {
     case new(title: String)
     case list
-    case show(id: Int64)
+    case show(id: RecipeReference)
     /// A change applied as it is (`image set` is `setImage`, whose file is staged first).
-    case edit(id: Int64, RecipeChange)
+    case edit(id: RecipeReference, RecipeChange)
     /// `image set`: the file is checked and copied when the command runs.
-    case setImage(id: Int64, path: String)
-    case delete(id: Int64)
-    case status(ids: [Int64])
+    case setImage(id: RecipeReference, path: String)
+    case delete(id: RecipeReference)
+    case status(ids: [RecipeReference])
     /// `sync [<id>...]`: as `recipes sync`, in the foreground.
-    case sync(ids: [Int64])
+    case sync(ids: [RecipeReference])
     /// `sync [<id>...] &` or `sync --background [<id>...]`: the same sync as a background job; the prompt returns.
-    case backgroundSync(ids: [Int64])
+    case backgroundSync(ids: [RecipeReference])
     /// `cancel <id>`: as `recipes cancel`.
-    case cancel(id: Int64)
+    case cancel(id: RecipeReference)
     /// `cancel %<job>`: stops a whole background job, as Ctrl-C stops a foreground sync.
     case cancelJob(Int)
     /// `jobs`: the background jobs of this session.
@@ -25,28 +25,39 @@ public enum ReplCommand: Equatable, Sendable {
     /// `wait`: waits for the background job to end.
     case wait
     /// `edit <id>`: the recipe in the person's text editor.
-    case editInEditor(id: Int64)
+    case editInEditor(id: RecipeReference)
+    /// `edit <id> --from <file>`: a recipe card applied as the editor's save applies it.
+    case applyCard(id: RecipeReference, path: String)
     /// `search <words>`: as `recipes search`.
     case search(words: [String])
     /// `import [--dry-run] <file>...`: as `recipes import`.
     case importFiles(paths: [String], dryRun: Bool)
     /// `export [<id>...] [--out <dir>]`: as `recipes export`.
-    case export(ids: [Int64], folder: String?)
+    case export(ids: [RecipeReference], folder: String?)
     /// `conflicts`: as `recipes conflicts`.
     case conflicts
     /// `resolve <id> mine|theirs [<field>...]`: as `recipes resolve`, the fields as `--field` names them.
-    case resolve(id: Int64, side: ConflictSide, fields: [String])
+    case resolve(id: RecipeReference, side: ConflictSide, fields: [String])
     case help(topic: String?)
     case quit
 
-    /// Parses the words of one line, or throws a message saying what is wrong and the command's usage.
-    public static func parse(_ words: [String]) throws(CommandLineError) -> ReplCommand {
+    /// Parses the words of one line, or throws a message saying what is wrong and the command's usage (written as
+    /// `dialect` types it: `title <id> <text>` in the REPL, `recipes title <id> <text>` at a shell).
+    public static func parse(_ words: [String], dialect: CommandDialect = .repl) throws(CommandLineError) -> ReplCommand {
         guard let name = words.first else { throw CommandLineError("empty command") }
         let arguments = Array(words.dropFirst())
         guard let spec = ReplCommandSpec.named(name) else {
-            throw CommandLineError("unknown command \"\(name)\"; type `help` for the list of commands")
+            let names = ReplCommandSpec.all.map(\.name)
+            let hint = CommandSuggestion.closest(to: name, among: names).map { "did you mean `\($0)`? " } ?? ""
+            throw CommandLineError("unknown command \"\(name)\"; \(hint)(`help` lists the commands)")
         }
-        return try spec.parse(arguments)
+        do {
+            return try spec.parse(arguments)
+        } catch {
+            guard dialect == .shell else { throw error }
+            throw CommandLineError(error.message.replacingOccurrences(of: "usage: ", with: "usage: recipes ")
+                .replacingOccurrences(of: " | ", with: " | recipes "))
+        }
     }
 }
 
@@ -58,28 +69,32 @@ public struct ReplCommandSpec: Sendable {
     public var usage: String
     /// What it does, in one line.
     public var summary: String
+    /// Whether it is also a command of its own at a shell prompt, `recipes <name> …` with the same words and checks
+    /// (the editing commands; the others already are, or only make sense inside the REPL).
+    public var oneShot = false
 
     /// Every REPL command, in the order `help` lists them.
     public static let all: [ReplCommandSpec] = [
-        .init(name: "new", usage: "new <title>", summary: "create a recipe; prints its id"),
+        .init(name: "new", usage: "new <title>", summary: "create a recipe; prints its id", oneShot: true),
         .init(name: "list", usage: "list", summary: "one row per recipe: id, state, revision, title"),
         .init(name: "show", usage: "show <id>", summary: "every field, the image and the sync state"),
-        .init(name: "title", usage: "title <id> <text>", summary: "set the name"),
-        .init(name: "description", usage: "description <id> <text>", summary: "set the description (\"\" clears)"),
-        .init(name: "yield", usage: "yield <id> <text>", summary: "set the yield, e.g. \"4 servings\""),
-        .init(name: "keywords", usage: "keywords <id> <text>", summary: "set comma-separated keywords"),
-        .init(name: "edit", usage: "edit <id>", summary: "open the recipe in $VISUAL/$EDITOR as a recipe card"),
+        .init(name: "title", usage: "title <id> <text>", summary: "set the name", oneShot: true),
+        .init(name: "description", usage: "description <id> <text>", summary: "set the description (\"\" clears)", oneShot: true),
+        .init(name: "yield", usage: "yield <id> <text>", summary: "set the yield, e.g. \"4 servings\"", oneShot: true),
+        .init(name: "keywords", usage: "keywords <id> <text>", summary: "set comma-separated keywords", oneShot: true),
+        .init(name: "edit", usage: "edit <id> | edit <id> --from <file>",
+              summary: "open the recipe in $VISUAL/$EDITOR as a recipe card / apply a card kept from an edit"),
         .init(name: "ingredient",
               usage: "ingredient add <id> <text> | ingredient rm <id> <n> | ingredient set <id> <n> <text> "
                 + "| ingredient insert <id> <n> <text> | ingredient move <id> <n> <to>",
-              summary: "append / remove / replace / insert as the n-th / move an ingredient (from 1)"),
+              summary: "append / remove / replace / insert as the n-th / move an ingredient (from 1)", oneShot: true),
         .init(name: "step",
               usage: "step add <id> <text> | step rm <id> <n> | step set <id> <n> <text> | step insert <id> <n> <text> "
                 + "| step move <id> <n> <to>",
-              summary: "append / remove / replace / insert as the n-th / move a step (from 1)"),
+              summary: "append / remove / replace / insert as the n-th / move a step (from 1)", oneShot: true),
         .init(name: "image", usage: "image set <id> <path> | image clear <id>",
-              summary: "attach a copy of a JPEG, PNG, GIF or WebP file / detach it"),
-        .init(name: "delete", usage: "delete <id>", summary: "delete; the server's copy goes on the next sync"),
+              summary: "attach a copy of a JPEG, PNG, GIF or WebP file / detach it", oneShot: true),
+        .init(name: "delete", usage: "delete <id>", summary: "delete; the server's copy goes on the next sync", oneShot: true),
         .init(name: "search", usage: "search <words>",
               summary: "find recipes by words (title:, ingredients:, … limit a word to a field)"),
         .init(name: "import", usage: "import [--dry-run] <file>...",
@@ -135,6 +150,10 @@ public struct ReplCommandSpec: Sendable {
         case "ingredient", "step":
             return try parsePart(arguments)
         case "edit":
+            if arguments.count == 3, arguments[1] == "--from" {
+                guard !arguments[2].isEmpty else { throw usageError("--from needs a file") }
+                return .applyCard(id: try Self.recipeID(arguments[0]), path: arguments[2])
+            }
             guard arguments.count == 1 else { throw usageError() }
             return .editInEditor(id: try Self.recipeID(arguments[0]))
         case "search":
@@ -149,7 +168,7 @@ public struct ReplCommandSpec: Sendable {
             }
             return .importFiles(paths: paths, dryRun: dryRun)
         case "export":
-            var ids: [Int64] = []
+            var ids: [RecipeReference] = []
             var folder: String?
             var rest = arguments[...]
             while let argument = rest.popFirst() {
@@ -190,7 +209,7 @@ public struct ReplCommandSpec: Sendable {
             guard arguments.count == 1 else { throw usageError() }
             return .delete(id: try Self.recipeID(arguments[0]))
         case "status":
-            var ids: [Int64] = []
+            var ids: [RecipeReference] = []
             for argument in arguments { ids.append(try Self.recipeID(argument)) }
             return .status(ids: ids)
         case "sync":
@@ -205,7 +224,7 @@ public struct ReplCommandSpec: Sendable {
                 background = true
                 arguments.remove(at: flag)
             }
-            var ids: [Int64] = []
+            var ids: [RecipeReference] = []
             for argument in arguments { ids.append(try Self.recipeID(argument)) }
             return background ? .backgroundSync(ids: ids) : .sync(ids: ids)
         case "cancel":
@@ -279,12 +298,12 @@ public struct ReplCommandSpec: Sendable {
         return names
     }
 
-    /// Parses a recipe id: a whole number from 1.
-    static func recipeID(_ text: String) throws(CommandLineError) -> Int64 {
-        guard let id = Int64(text), id >= 1 else {
-            throw CommandLineError("\"\(text)\" is not a recipe id; ids are the numbers `list` shows")
+    /// Parses how a recipe is named: its id (a whole number from 1) or its uuid, or the start of it.
+    static func recipeID(_ text: String) throws(CommandLineError) -> RecipeReference {
+        guard let reference = RecipeReference(text) else {
+            throw CommandLineError(RecipeReference.refusal(text))
         }
-        return id
+        return reference
     }
 
     static func position(_ text: String, what: String) throws(CommandLineError) -> Int {

@@ -5,16 +5,24 @@ extension ReplSession {
     /// `edit <id>`, `search`, `import` and `export`.
     func executeEditingCommand(_ command: ReplCommand) async throws -> LineResult {
         switch command {
-        case .editInEditor(let id):
+        case .editInEditor(let reference):
+            let id = try store.recipeID(reference)
             // Lines of a background sync wait while the editor owns the terminal.
             jobs.lines.setMode(.held)
             defer { jobs.lines.setMode(.direct) }
-            let editing = RecipeEditing(
+            var editing = RecipeEditing(
                 store: try writableStore(), editor: EditorProcess(environment: environment), console: console, ask: ask)
+            editing.dialect = dialect
             console.out(try await editing.edit(id) + "\n")
+        case .applyCard(let reference, let path):
+            let id = try store.recipeID(reference)
+            var editing = RecipeEditing(
+                store: try writableStore(), editor: EditorProcess(environment: environment), console: console, ask: ask)
+            editing.dialect = dialect
+            console.out(try editing.apply(from: expandTilde(path), to: id) + "\n")
         case .search(let words):
             let result = try store.search(words)
-            let bold = interactive && environment["TERM"] != "dumb" && (environment["NO_COLOR"] ?? "").isEmpty
+            let bold = SearchFormatter.wantsBold(stdoutIsTerminal: interactive, environment: environment)
             console.out(SearchFormatter(bold: bold).text(result, words: words, limit: 20))
         case .importFiles(let paths, let dryRun):
             let importer = RecipeImport(
@@ -32,7 +40,7 @@ extension ReplSession {
             return failed ? .failed : .succeeded
         case .export(let ids, let folder):
             let export = RecipeExport(store: store)
-            let recipes = try export.recipes(ids)
+            let recipes = try export.recipes(store.recipeIDs(ids))
             if let folder {
                 for path in try export.write(recipes, to: expandTilde(folder)) { console.out("exported \(path)\n") }
             } else {

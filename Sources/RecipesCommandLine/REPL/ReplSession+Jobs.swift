@@ -43,7 +43,8 @@ extension ReplSession {
     /// refused the credentials.
     static func lineResult(_ result: Result<SyncSummary, CommandLineError>) -> LineResult {
         switch result {
-        case .success(let summary): return summary.failed > 0 || summary.credentialsRefused ? .failed : .succeeded
+        case .success(let summary):
+            return summary.failed + summary.failedEarlier > 0 || summary.credentialsRefused ? .failed : .succeeded
         case .failure: return .failed
         }
     }

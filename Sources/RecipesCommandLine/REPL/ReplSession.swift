@@ -37,6 +37,9 @@ public final class ReplSession {
     var ask: (String) async -> String?
     /// Set when a background sync that a script waited for at its end failed (the REPL then exits 1).
     var leftFailed = false
+    /// The words of the commands its output advises: the REPL's own, or a shell's when a command of it runs from
+    /// one (`recipes title 3 …`).
+    var dialect: CommandDialect = .repl
 
     /// Creates a session on `store`.
     public init(
@@ -84,23 +87,28 @@ public final class ReplSession {
     }
 
     func execute(_ command: ReplCommand) async throws -> LineResult {
-        let formatter = RecipeFormatter(store: store, now: now())
+        var formatter = RecipeFormatter(store: store, now: now())
+        formatter.dialect = dialect
         switch command {
         case .new(let title):
             let recipe = try writableStore().create(title: title)
             console.out("created \(recipe.id)\n")
         case .list:
             console.out(formatter.list(try store.recipes()))
-        case .show(let id):
-            console.out(formatter.show(try store.recipe(id: id)))
-        case .edit(let id, let change):
-            try writableStore().apply(change, to: id)
-        case .setImage(let id, let path):
-            try attachImage(at: path, to: id)
-        case .delete(let id):
-            try writableStore().delete(id)
-        case .status(let ids):
+        case .show(let reference):
+            console.out(formatter.show(try store.recipe(id: store.recipeID(reference))))
+        case .edit(let reference, let change):
+            let id = try store.recipeID(reference)
+            let outcome = try writableStore().edit(change, of: id)
+            if !outcome.changed { console.out(Self.unchanged(id)) }
+        case .setImage(let reference, let path):
+            let id = try store.recipeID(reference)
+            if try !attachImage(at: path, to: id) { console.out(Self.unchanged(id)) }
+        case .delete(let reference):
+            try writableStore().delete(store.recipeID(reference))
+        case .status(let references):
             let notes = StatusCommand.folderNotes(store.home).map { "note: \($0)\n" }.joined()
+            let ids = try store.recipeIDs(references)
             console.out(formatter.status(try store.recipes(ids: ids.isEmpty ? nil : ids)) + notes)
         case .sync(let ids):
             if let job = jobs.running {
@@ -108,25 +116,28 @@ public final class ReplSession {
             }
             let mode = SyncOutputMode.select(
                 background: false, json: false, environment: environment, stdoutIsTerminal: interactive)
-            let invocation = SyncInvocation(ids: ids.isEmpty ? nil : ids, mode: mode, exitOnSecondInterrupt: false)
+            let invocation = SyncInvocation(
+                ids: ids.isEmpty ? nil : ids, mode: mode, exitOnSecondInterrupt: false, dialect: dialect)
             let store = try writableStore()
             let context = CommandContext(home: store.home, environment: environment, console: console)
             let summary = try await invocation.run(context: context, store: store, configuration: configuration)
             if summary.credentialsRefused {
                 throw CommandLineError("sync: the server refused the credentials; check server.token")
             }
-            if summary.failed > 0 {
-                throw CommandLineError("sync: \(summary.failed) recipe(s) failed; `status` says why")
+            if summary.failed + summary.failedEarlier > 0 {
+                throw CommandLineError("sync: \(summary.failed + summary.failedEarlier) recipe(s) failed; `status` says why")
             }
-        case .cancel(let id):
-            console.out(try await CancelCommand.cancel(id, store: writableStore()) + "\n")
+        case .cancel(let reference):
+            let id = try store.recipeID(reference)
+            console.out(try await CancelCommand.cancel(id, store: writableStore(), dialect: dialect) + "\n")
         case .conflicts:
-            console.out(ConflictText.listing(try store.recipes()))
-        case .resolve(let id, let side, let fields):
-            console.out(ConflictText.resolved(try writableStore().resolve(id: id, side: side, only: fields)) + "\n")
+            console.out(ConflictText.listing(try store.recipes(), dialect: dialect))
+        case .resolve(let reference, let side, let fields):
+            let resolved = try writableStore().resolve(id: store.recipeID(reference), side: side, only: fields)
+            console.out(ConflictText.resolved(resolved, dialect: dialect) + "\n")
         case .backgroundSync, .cancelJob, .jobs, .wait:
             return try await executeJobCommand(command)
-        case .editInEditor, .search, .importFiles, .export:
+        case .editInEditor, .applyCard, .search, .importFiles, .export:
             return try await executeEditingCommand(command)
         case .help(let topic):
             console.out(Self.help(topic: topic))
@@ -136,13 +147,17 @@ public final class ReplSession {
         return .succeeded
     }
 
-    /// Checks and copies the file at `path` into the media folder, then attaches it in one transaction.
-    func attachImage(at path: String, to id: Int64) throws {
+    /// What an edit that changed nothing says: the recipe already was so, and no revision was spent on it.
+    static func unchanged(_ id: Int64) -> String { "recipe \(id) unchanged: it already reads so\n" }
+
+    /// Checks and copies the file at `path` into the media folder, then attaches it in one transaction; whether that
+    /// changed the recipe (not when it already shows that image).
+    func attachImage(at path: String, to id: Int64) throws -> Bool {
         let store = try writableStore()
         _ = try store.recipe(id: id)  // an unknown id fails before any copying
         let staged = try store.media.stage(from: expandTilde(path), maxBytes: configuration.imageMaxBytes)
         do {
-            try store.apply(.setImage(staged), to: id)
+            return try store.edit(.setImage(staged), of: id).changed
         } catch {
             store.media.discard(staged)
             throw error

@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+import RecipeModels
+
+extension RecipeStore {
+    /// The local id of the recipe `reference` names: an id a recipe has, or a uuid prefix exactly one recipe's uuid
+    /// starts with; an unknown id, or a prefix of none or several, is an error that says so (listing the several).
+    /// Read before anything is opened for writing, so that a command naming no recipe creates nothing.
+    public func recipeID(_ reference: RecipeReference) throws(StoreError) -> Int64 {
+        func known(_ id: Int64) throws(StoreError) -> Bool {
+            try read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE id = ?)", arguments: [id]) ?? false
+            }
+        }
+        switch reference {
+        case .id(let id):
+            guard try known(id) else { throw StoreError(.unknownRecipe(id: id)) }
+            return id
+        case .idOrUUID(let id, let prefix):
+            if try known(id) { return id }
+            do throws(StoreError) {
+                return try recipeID(uuidPrefix: prefix)
+            } catch {
+                if case .noRecipeWithUUID = error.kind { throw StoreError(.unknownRecipe(id: id)) }
+                throw error
+            }
+        case .uuid(let prefix):
+            return try recipeID(uuidPrefix: prefix)
+        }
+    }
+
+    /// The local ids of `references`, in order (see `recipeID(_:)`).
+    public func recipeIDs(_ references: [RecipeReference]) throws(StoreError) -> [Int64] {
+        var ids: [Int64] = []
+        for reference in references { ids.append(try recipeID(reference)) }
+        return ids
+    }
+
+    /// The one recipe whose uuid (its hexadecimal digits, without dashes) starts with `prefix`.
+    private func recipeID(uuidPrefix prefix: String) throws(StoreError) -> Int64 {
+        let matches = try read { db in
+            // A prefix of hexadecimal digits holds no LIKE wildcard; `substr` keeps the comparison exact.
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, uuid, title FROM recipes WHERE substr(replace(uuid, '-', ''), 1, ?) = ? ORDER BY id LIMIT 6
+                    """,
+                arguments: [prefix.count, prefix]
+            ).map { UUIDMatch(id: $0[0], uuid: $0[1], title: $0[2]) }
+        }
+        switch matches.count {
+        case 0: throw StoreError(.noRecipeWithUUID(prefix: prefix))
+        case 1: return matches[0].id
+        default: throw StoreError(.ambiguousUUID(prefix: prefix, matches: matches))
+        }
+    }
+}
+
+/// A recipe whose uuid starts with a prefix a person gave: what an ambiguous prefix lists.
+public struct UUIDMatch: Sendable, Equatable {
+    /// Its local id.
+    public var id: Int64
+    /// Its uuid, lower case with dashes.
+    public var uuid: String
+    /// Its title.
+    public var title: String
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+import RecipeModels
+
+extension RecipeReference {
+    /// Reads a command-line argument naming a recipe (ArgumentParser's `transform:`), or says what it should be.
+    static func argument(_ word: String) throws -> RecipeReference {
+        guard let reference = RecipeReference(word) else {
+            throw ValidationError(refusal(word))
+        }
+        return reference
+    }
+
+    /// The help of an argument naming one recipe.
+    static let argumentHelp = "The recipe: its id as `recipes list` shows it, or its uuid (or the start of it)."
+
+    /// The help of an argument naming some recipes.
+    static let argumentsHelp = "Only these recipes: ids as `recipes list` shows them, or uuids (or their starts)."
+}

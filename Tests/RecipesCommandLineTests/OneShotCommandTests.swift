@@ -1,0 +1,121 @@
+import Foundation
+import RecipesTestSupport
+import Testing
+@testable import RecipeStore
+@testable import RecipesCommandLine
+
+@Suite("The REPL's editing commands from a shell, and typos answered with the closest command")
+struct OneShotCommandTests {
+    @Test("every editing command of the REPL runs as `recipes <command> …`: the same words, one revision each")
+    func everyEditingCommandFromTheShell() throws {
+        let dir = TemporaryDirectory()
+        let home = ["--home", dir.homePath]
+        let png = dir.file("pie.png", pngBytes(size: 128))
+        let made = try runRecipes(["new", "Apple", "pie"] + home)
+        #expect(made.status == 0 && made.stdout == "created 1\n" && made.stderr.isEmpty, "\(made)")
+        let commands: [[String]] = [
+            ["title", "1", "Apple", "pie", "with", "cream"], ["description", "1", "Warm."], ["yield", "1", "8 slices"],
+            ["keywords", "1", "dessert, baking"], ["ingredient", "add", "1", "6", "apples"],
+            ["ingredient", "add", "1", "200 g flour"], ["ingredient", "set", "1", "2", "250 g flour"],
+            ["ingredient", "insert", "1", "1", "1 lemon"], ["ingredient", "move", "1", "1", "3"],
+            ["ingredient", "rm", "1", "3"], ["step", "add", "1", "Peel."], ["step", "insert", "1", "1", "Preheat."],
+            ["step", "set", "1", "2", "Peel and slice."], ["step", "move", "1", "2", "1"], ["step", "rm", "1", "2"],
+            ["image", "set", "1", png], ["image", "clear", "1"],
+        ]
+        for (index, command) in commands.enumerated() {
+            let run = try runRecipes(command + home)
+            #expect(run.status == 0 && run.stdout.isEmpty && run.stderr.isEmpty, "\(command): \(run)")
+            let recipe = try RecipeStore(home: dir.home, access: .readOnly).recipe(id: 1)
+            #expect(recipe.sync.revision == Int64(index + 2), "\(command) is one revision")
+        }
+        let recipe = try RecipeStore(home: dir.home, access: .readOnly).recipe(id: 1)
+        #expect(recipe.title == "Apple pie with cream" && recipe.description == "Warm." && recipe.recipeYield == "8 slices")
+        #expect(recipe.keywords == "dessert,baking" && recipe.image == nil)
+        #expect(recipe.ingredients.map(\.text) == ["6 apples", "250 g flour"])
+        #expect(recipe.steps.map(\.text) == ["Peel and slice."])
+        let deleted = try runRecipes(["--home", dir.homePath, "delete", "1"])
+        #expect(deleted.status == 0, "\(deleted)")
+        #expect(try RecipeStore(home: dir.home, access: .readOnly).count() == 0)
+    }
+
+    @Test("the REPL's checks, a shell's words: a usage error exits 64, an unknown recipe 1, and nothing changes")
+    func checksAndExitStatuses() throws {
+        let dir = TemporaryDirectory()
+        let home = ["--home", dir.homePath]
+        let unknown = try runRecipes(["title", "3", "Soup"] + home)
+        #expect(unknown.status == 1 && unknown.stderr == "recipes: no recipe with id 3; `list` shows the ids\n", "\(unknown)")
+        #expect(!FileManager.default.fileExists(atPath: dir.homePath), "a command naming no recipe creates no home")
+        #expect(try runRecipes(["new", "Soup"] + home).status == 0)
+        let missing = try runRecipes(["new"] + home)
+        #expect(missing.status == 64 && missing.stderr == "recipes: a title is needed; usage: recipes new <title>\n", "\(missing)")
+        let badAction = try runRecipes(["ingredient", "chop", "1", "x"] + home)
+        #expect(badAction.status == 64, "\(badAction)")
+        #expect(badAction.stderr.hasPrefix("recipes: unknown ingredient action \"chop\"; usage: recipes ingredient add <id> <text> | recipes ingredient rm <id> <n>"), "\(badAction.stderr)")
+        let range = try runRecipes(["step", "rm", "1", "4"] + home)
+        #expect(range.status == 1 && range.stderr == "recipes: recipe 1 has no step 4; it has none\n", "\(range)")
+        let control = try runRecipes(["title", "1", "bad\u{7}title"] + home)
+        #expect(control.status == 1 && control.stderr.contains("the title contains"), "\(control)")
+        let same = try runRecipes(["title", "1", "Soup"] + home)
+        #expect(same.status == 0 && same.stdout == "recipe 1 unchanged: it already reads so\n", "\(same)")
+        let literal = try runRecipes(["ingredient", "add", "1", "--", "--half", "a", "lemon", "--home"] + home)
+        #expect(literal.status == 1, "after --, --home is a word too: the default home has no recipe 1 (\(literal))")
+        let dashed = try runRecipes(home + ["ingredient", "add", "1", "--", "--half", "a", "lemon"])
+        #expect(dashed.status == 0, "\(dashed)")
+        let recipe = try RecipeStore(home: dir.home, access: .readOnly).recipe(id: 1)
+        #expect(recipe.ingredients.map(\.text) == ["--half a lemon"] && recipe.sync.revision == 2)
+    }
+
+    @Test("`recipes <command> --help` prints the command's usage from the REPL's table; `recipes --help` lists them")
+    func help() throws {
+        let usage = try runRecipes(["step", "--help"])
+        #expect(usage.status == 0)
+        #expect(usage.stdout.hasPrefix("usage: recipes step add <id> <text> [--home DIR]\n       recipes step rm <id> <n> [--home DIR]\n"), "\(usage)")
+        let root = try runRecipes(["--help"])
+        let flowing = root.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flowing.contains("new, title, description, yield, keywords, ingredient, step, image, delete"), "\(root.stdout)")
+    }
+
+    @Test("a mistyped command gets the closest one, at a shell and in the REPL")
+    func typos() throws {
+        let dir = TemporaryDirectory()
+        let shell = try runRecipes(["sycn", "--home", dir.homePath])
+        #expect(shell.status == 64)
+        #expect(shell.stderr == "recipes: unknown command \"sycn\"; did you mean `recipes sync`? (`recipes --help` lists the commands)\n")
+        let far = try runRecipes(["bake"])
+        #expect(far.status == 64 && far.stderr == "recipes: unknown command \"bake\"; (`recipes --help` lists the commands)\n")
+        let editing = try runRecipes(["ingrediant", "add", "1", "salt"])
+        #expect(editing.stderr.contains("did you mean `recipes ingredient`?"), "\(editing)")
+        let repl = try runRecipes(["edit", "--home", dir.homePath], input: "lsit\nstauts\n")
+        #expect(repl.status == 1)
+        #expect(repl.stderr == """
+            error: line 1: unknown command "lsit"; did you mean `list`? (`help` lists the commands)
+            error: line 2: unknown command "stauts"; did you mean `status`? (`help` lists the commands)
+
+            """, "\(repl.stderr)")
+    }
+
+    @Test("the closest command: one edit away for short words, two for longer ones, a unique start; none when unsure",
+          arguments: [
+            ("sycn", "sync"), ("snyc", "sync"), ("syn", "sync"), ("lsit", "list"), ("stauts", "status"),
+            ("statsu", "status"), ("stat", "status"), ("delte", "delete"), ("ingrediant", "ingredient"),
+            ("confilcts", "conflicts"), ("imprt", "import"), ("bake", nil), ("x", nil), ("sync", nil), ("s", nil),
+            ("co", nil),
+          ] as [(String, String?)])
+    func closest(word: String, expected: String?) {
+        let names = ["edit", "list", "show", "search", "status", "sync", "cancel", "conflicts", "resolve", "import",
+                     "export", "cron", "config", "doctor", "new", "title", "delete", "ingredient", "step"]
+        #expect(CommandSuggestion.closest(to: word, among: names) == expected)
+    }
+
+    @Test("every `recipes <command>` the README names is a command recipes has")
+    func readmeNamesOnlyRealCommands() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let parserCommands = RecipesCommand.configuration.subcommands.map { $0._commandName }
+        let known = Set(OneShotCommand.allNames(parserCommands: parserCommands))
+        let named = text.matches(of: #/`recipes ([a-z][a-z-]*)/#).map { String($0.output.1) }
+        #expect(!named.isEmpty)
+        for command in Set(named) { #expect(known.contains(command), "README names `recipes \(command)`") }
+    }
+}
