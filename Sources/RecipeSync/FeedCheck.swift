@@ -34,7 +34,7 @@ public enum FeedCheck: Sendable, Equatable {
         let client: HTTPClient
         do {
             client = try HTTPClient(configuration: HTTPClientConfiguration(
-                bearerToken: settings.token, tokenOrigin: api.baseURL, caBundlePath: settings.caBundlePath,
+                credentials: .of(settings.token, at: api.baseURL), caBundlePath: settings.caBundlePath,
                 maxConcurrentTransfers: 1))
         } catch {
             return .changes  // the full run reports what is wrong with the client's settings

@@ -93,7 +93,7 @@ public final class SyncRun: Sendable {
         }
 
         var configuration = HTTPClientConfiguration(
-            bearerToken: settings.token, tokenOrigin: api.baseURL, caBundlePath: settings.caBundlePath,
+            credentials: .of(settings.token, at: api.baseURL), caBundlePath: settings.caBundlePath,
             maxConcurrentTransfers: options.jobs)
         // Refused credentials stop the run: requests queued behind the refused one are not sent with the same token.
         configuration.haltingStatuses = [401, 403]

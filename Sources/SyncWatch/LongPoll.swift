@@ -24,7 +24,7 @@ public struct LongPoll: Sendable {
         self.wait = min(max(1, wait), 60)
         self.now = settings.now
         client = try HTTPClient(configuration: HTTPClientConfiguration(
-            bearerToken: settings.token, caBundlePath: settings.caBundlePath,
+            credentials: .of(settings.token, at: api.baseURL), caBundlePath: settings.caBundlePath,
             lowSpeedTime: .seconds(self.wait + 30), maxConcurrentTransfers: 1))
     }
 

@@ -8,7 +8,7 @@ struct ClientSettings: Sendable, CustomStringConvertible, CustomReflectable {
     let userAgent: String
     /// The bearer token, if any.
     let bearerToken: String?
-    /// The origin the token goes to (nil: nowhere).
+    /// The origin the token goes to (set whenever `bearerToken` is).
     let tokenOrigin: RequestOrigin?
     /// The system CA store plus the extra bundle, as one PEM blob (CURLOPT_CAINFO_BLOB), or nil for the defaults.
     let caBundle: [UInt8]?
@@ -22,10 +22,15 @@ struct ClientSettings: Sendable, CustomStringConvertible, CustomReflectable {
     /// Validates `configuration` and loads the CA files it names.
     init(_ configuration: HTTPClientConfiguration, systemBundlePath: String?) throws(TransportError) {
         userAgent = configuration.userAgent
-        bearerToken = configuration.bearerToken.flatMap { $0.isEmpty ? nil : $0 }
-        tokenOrigin = configuration.tokenOrigin.flatMap(RequestOrigin.init(url:))
+        bearerToken = configuration.credentials.flatMap { $0.token.isEmpty ? nil : $0.token }
+        tokenOrigin = configuration.credentials.flatMap { RequestOrigin(url: $0.serverURL) }
         if let token = bearerToken, token.contains(where: { $0.isNewline || $0 == "\0" }) {
             throw TransportError(kind: .setupFailed, message: "the server token contains a line break; set it again without one")
+        }
+        if bearerToken != nil, tokenOrigin == nil {
+            // A token whose server cannot be told from any other would go nowhere: say so rather than send nothing.
+            throw TransportError(kind: .setupFailed, message: "the server URL the token belongs to is not an http(s) URL "
+                + "with a plain host; set server.url to the server's base URL, e.g. https://recipes.example.org")
         }
         connectTimeoutMilliseconds = max(1, Int(configuration.connectTimeout.milliseconds))
         lowSpeedLimit = max(0, configuration.lowSpeedLimitBytesPerSecond)

@@ -55,7 +55,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The most bytes of an answer's body kept in memory; a larger answer fails as `.responseTooLarge`.
     static let maxResponseBytes = 16 << 20
 
-    /// Whether the request goes to another origin than the token's (`HTTPClientConfiguration.tokenOrigin`): it
+    /// Whether the request goes to another origin than the token's (`HTTPClientConfiguration.credentials`): it
     /// carries no token, and its answer cannot halt the client.
     private(set) var goesElsewhere = false
 
@@ -110,7 +110,7 @@ final class CurlTransfer: @unchecked Sendable {
         var lines: [String] = ["Expect:"] // no `Expect: 100-continue` round trip before a body
         // The token goes to its own server's origin only: never to a URL a server names elsewhere.
         goesElsewhere = settings.tokenOrigin.map { RequestOrigin(url: request.url) != $0 } ?? false
-        if let token = settings.bearerToken, settings.tokenOrigin != nil, !goesElsewhere {
+        if let token = settings.bearerToken, !goesElsewhere {
             lines.append("Authorization: Bearer \(token)")
         }
         if let contentType = request.body.contentType { lines.append("Content-Type: \(contentType)") }

@@ -5,11 +5,9 @@
 public struct HTTPClientConfiguration: Sendable, Equatable {
     /// The `User-Agent` header, `recipes/<version>`.
     public var userAgent: String
-    /// The bearer token sent as `Authorization: Bearer …`, or nil for none. Never appears in errors.
-    public var bearerToken: String?
-    /// The URL of the server the token belongs to: the token goes only to requests of its origin (scheme, host and
-    /// port; see `RequestOrigin`), never to a URL elsewhere. Nil: the token goes nowhere.
-    public var tokenOrigin: String?
+    /// The bearer token and the server it belongs to: sent as `Authorization: Bearer …` to that server's origin only;
+    /// nil for none. The token never appears in errors.
+    public var credentials: BearerCredentials?
     /// A PEM file of extra CA certificates trusted in addition to the system's store (never instead of it).
     public var caBundlePath: String?
     /// How long opening a connection (TCP and TLS) may take.
@@ -23,17 +21,16 @@ public struct HTTPClientConfiguration: Sendable, Equatable {
     public var maxConcurrentTransfers: Int
     /// Answers after which the client sends nothing more (for example 401 and 403: credentials every later request
     /// would carry too). Requests still waiting, and any sent later, fail as `.halted` without reaching the
-    /// server; transfers already on the wire finish. An answer from another origin than `tokenOrigin` (which carried
+    /// server; transfers already on the wire finish. An answer from another origin than the credentials' (which carried
     /// no token) halts nothing. Default: none.
     public var haltingStatuses: Set<Int> = []
 
     /// Creates a configuration.
-    public init(userAgent: String = "recipes/\(TransportVersion.current)", bearerToken: String? = nil, tokenOrigin: String? = nil,
+    public init(userAgent: String = "recipes/\(TransportVersion.current)", credentials: BearerCredentials? = nil,
                 caBundlePath: String? = nil, connectTimeout: Duration = .seconds(10), lowSpeedLimitBytesPerSecond: Int = 256,
                 lowSpeedTime: Duration = .seconds(30), maxConcurrentTransfers: Int = 4) {
         self.userAgent = userAgent
-        self.bearerToken = bearerToken
-        self.tokenOrigin = tokenOrigin
+        self.credentials = credentials
         self.caBundlePath = caBundlePath
         self.connectTimeout = connectTimeout
         self.lowSpeedLimitBytesPerSecond = lowSpeedLimitBytesPerSecond
@@ -45,8 +42,8 @@ public struct HTTPClientConfiguration: Sendable, Equatable {
 extension HTTPClientConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Every setting, with the bearer token shown as `<redacted>`.
     public var description: String {
-        "HTTPClientConfiguration(userAgent: \(userAgent.debugDescription), bearerToken: \(bearerToken == nil ? "nil" : "<redacted>"), "
-            + "tokenOrigin: \(tokenOrigin?.debugDescription ?? "nil"), caBundlePath: \(caBundlePath?.debugDescription ?? "nil"), connectTimeout: \(connectTimeout), "
+        "HTTPClientConfiguration(userAgent: \(userAgent.debugDescription), bearerToken: \(credentials == nil ? "nil" : "<redacted>"), "
+            + "tokenOrigin: \(credentials?.serverURL.debugDescription ?? "nil"), caBundlePath: \(caBundlePath?.debugDescription ?? "nil"), connectTimeout: \(connectTimeout), "
             + "lowSpeedLimitBytesPerSecond: \(lowSpeedLimitBytesPerSecond), lowSpeedTime: \(lowSpeedTime), "
             + "maxConcurrentTransfers: \(maxConcurrentTransfers))"
     }
@@ -58,8 +55,8 @@ extension HTTPClientConfiguration: CustomStringConvertible, CustomDebugStringCon
     public var customMirror: Mirror {
         Mirror(self, children: [
             "userAgent": userAgent,
-            "bearerToken": bearerToken.map { _ in "<redacted>" } as Any,
-            "tokenOrigin": tokenOrigin as Any,
+            "bearerToken": credentials.map { _ in "<redacted>" } as Any,
+            "tokenOrigin": credentials?.serverURL as Any,
             "caBundlePath": caBundlePath as Any,
             "connectTimeout": connectTimeout,
             "lowSpeedLimitBytesPerSecond": lowSpeedLimitBytesPerSecond,

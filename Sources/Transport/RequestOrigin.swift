@@ -2,7 +2,7 @@ import Foundation
 
 /// Where a request goes, as far as credentials are concerned: the scheme, host and port of its URL (an origin, RFC
 /// 6454). A client's bearer token goes only to requests of the one origin it belongs to
-/// (`HTTPClientConfiguration.tokenOrigin`): a URL a server names — an image on another host or port, say — never
+/// (`BearerCredentials`): a URL a server names — an image on another host or port, say — never
 /// carries it.
 public struct RequestOrigin: Sendable, Equatable, CustomStringConvertible {
     /// `http` or `https`.

@@ -63,7 +63,7 @@ func withConformanceServer(faults: [String] = [], serverToken: String? = nil, cl
         faults: try faults.map { try FaultRule.parse($0) }, synchronousImageWrites: false)
     let running = try await ReferenceServer(configuration: configuration, logger: quietLogger).start()
     let client = try HTTPClient(configuration: HTTPClientConfiguration(
-        bearerToken: clientToken, tokenOrigin: running.baseURL, connectTimeout: .seconds(5)))
+        credentials: .of(clientToken, at: running.baseURL), connectTimeout: .seconds(5)))
     let server = ConformanceServer(running: running, client: client, directory: directory)
     do {
         try await body(server)

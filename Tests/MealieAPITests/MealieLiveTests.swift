@@ -19,7 +19,7 @@ struct MealieLiveTests {
         #expect(!(try MealieAnswer.about(await session.send(session.server.about())).get()).isEmpty)
         let group = try MealieAnswer.group(await session.send(session.server.group())).get()
         #expect(!group.name.isEmpty)
-        let stranger = try HTTPClient(configuration: HTTPClientConfiguration(bearerToken: "not-a-token"))
+        let stranger = try HTTPClient(configuration: HTTPClientConfiguration(credentials: .of("not-a-token", at: session.server.baseURL)))
         let refused = try await stranger.send(session.server.group())
         #expect(refused.status == 401)
         #expect(MealieAnswer.group(refused).failure?.problem

@@ -23,7 +23,7 @@ public struct MealieSession: Sendable {
         }
         self.server = server
         client = try HTTPClient(configuration: HTTPClientConfiguration(
-            userAgent: "recipes/test", bearerToken: instance.token, connectTimeout: .seconds(10), lowSpeedTime: .seconds(60)))
+            userAgent: "recipes/test", credentials: .of(instance.token, at: url ?? instance.url), connectTimeout: .seconds(10), lowSpeedTime: .seconds(60)))
     }
 
     /// A session on the shared Mealie (started at the first call).

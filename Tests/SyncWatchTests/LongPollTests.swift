@@ -104,7 +104,7 @@ struct TestServer: Sendable {
     var api: ServerAPI { ServerAPI(baseURL: baseURL)! }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try await HTTPClient(configuration: HTTPClientConfiguration(bearerToken: token)).send(request)
+        try await HTTPClient(configuration: HTTPClientConfiguration(credentials: .of(token, at: baseURL))).send(request)
     }
 
     /// The server's id, from an empty page of its feed.

@@ -39,7 +39,7 @@ struct ClientSettingsTests {
     @Test("Printing, debug-printing or dumping a configuration, its settings or a client never shows the token")
     func tokenNeverPrinted() throws {
         let token = "tok-print-5150"
-        let configuration = HTTPClientConfiguration(userAgent: "recipes/test", bearerToken: token)
+        let configuration = HTTPClientConfiguration(userAgent: "recipes/test", credentials: .of(token, at: "https://recipes.example.org"))
         let settings = try ClientSettings(configuration, systemBundlePath: nil)
         let client = try HTTPClient(configuration: configuration)
         var dumps: [String] = []

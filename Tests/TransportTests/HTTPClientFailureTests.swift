@@ -30,7 +30,7 @@ struct HTTPClientFailureTests {
         let token = "tok-xyz-secret"
         let port = try TestSupport.closedPort()
         let url = template.replacingOccurrences(of: "PORT", with: String(port))
-        let client = try TestSupport.client(token: token, tokenOrigin: url)
+        let client = try TestSupport.client(credentials: .of(token, at: url))
         let request = HTTPRequest(method: .get, url: url)
         let (outcome, error) = await outcome(client, request)
         let failure = try #require(error)
@@ -47,7 +47,7 @@ struct HTTPClientFailureTests {
                      body: Data(#"{"error":"unauthorized","message":"\#(head.headers["authorization"] ?? "") is not valid"}"#.utf8))
         }
         defer { server.stop() }
-        let client = try TestSupport.client(token: token, tokenOrigin: server.baseURL)
+        let client = try TestSupport.client(credentials: .of(token, at: server.baseURL))
         let response = try await client.send(HTTPRequest(method: .get, url: server.baseURL + "/v1/health"))
         #expect(String(decoding: response.body, as: UTF8.self).contains(token)) // the server really echoed it
         #expect(TransferOutcome.classify(.success(response), now: Date(), redacting: token)

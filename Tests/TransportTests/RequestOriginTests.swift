@@ -34,16 +34,18 @@ struct RequestOriginTests {
         let elsewhere = try LoopbackHTTPServer(status: 401, body: "{}")
         defer { elsewhere.stop() }
         var configuration = HTTPClientConfiguration(
-            userAgent: "recipes/test", bearerToken: "tok-home-only", tokenOrigin: home.baseURL, maxConcurrentTransfers: 1)
+            userAgent: "recipes/test", credentials: .of("tok-home-only", at: home.baseURL), maxConcurrentTransfers: 1)
         configuration.haltingStatuses = [401, 403]
         let client = try HTTPClient(configuration: configuration)
         #expect(try await client.send(HTTPRequest(method: .get, url: elsewhere.baseURL + "/v1/images/a")).status == 401)
         #expect(try await client.send(HTTPRequest(method: .get, url: home.baseURL + "/v1/health")).status == 200)
         #expect(elsewhere.received.map { $0.head.headers["authorization"] } == [nil])
         #expect(home.received.map { $0.head.headers["authorization"] } == ["Bearer tok-home-only"])
-        // Without an origin the token goes nowhere.
-        let nowhere = try HTTPClient(configuration: HTTPClientConfiguration(bearerToken: "tok-nowhere"))
-        _ = try await nowhere.send(HTTPRequest(method: .get, url: home.baseURL + "/v1/health"))
-        #expect(home.received.last?.head.headers["authorization"] == nil)
+        // A token whose server is not an origin (user information in the URL, no host) is refused at set-up.
+        for doubtful in ["http://user@\(home.baseURL.dropFirst(7))", "http:///v1", "ftp://example.org/"] {
+            #expect(throws: TransportError.self, "\(doubtful)") {
+                try HTTPClient(configuration: HTTPClientConfiguration(credentials: .of("tok-nowhere", at: doubtful)))
+            }
+        }
     }
 }
