@@ -94,7 +94,7 @@ struct OptionalRequestTests {
                                                        body: Fixture.recipe(id, version: 1))
                 #expect(put.status == 201)
             }
-            let unknownImage = "http://127.0.0.1/v1/images/\(Fixture.sha256(Fixture.image(seed: 9)))"
+            let unknownImage = "http://127.0.0.1:\(server.port)/v1/images/\(Fixture.sha256(Fixture.image(seed: 9)))"
             let answer = try await batch(server, [
                 ["identifier": a, "ifNoneMatch": "*", "document": document(a, version: 1)],
                 ["identifier": b, "ifMatch": "\"1\"", "document": document(b, version: 2, name: "Better soup")],

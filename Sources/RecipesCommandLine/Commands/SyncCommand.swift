@@ -24,9 +24,10 @@ struct SyncCommand: AsyncParsableCommand {
             Exit status: 0 all requested work is done; 75 some is still waiting (offline, backoff, busy in \
             another process, cancelled or edited during the run); 1 some recipe failed or is in conflict; 77 the \
             server refused the credentials; 64 usage error.
-            With --watch: keeps running and syncs whenever there is something to do — an edit committed by any
-            recipes process, the network coming back, a change on the server, a retry coming due — and sleeps
-            otherwise. One watcher per home. Output as with --background unless --plain or --json; SIGHUP re-reads
+
+            With --watch: keeps running and syncs whenever there is something to do — an edit committed by any \
+            recipes process, the network coming back, a change on the server, a retry coming due — and sleeps \
+            otherwise. One watcher per home. Output as with --background unless --plain or --json; SIGHUP re-reads \
             the configuration; SIGTERM or Ctrl-C stop it cleanly (exit 0).
             """)
 
