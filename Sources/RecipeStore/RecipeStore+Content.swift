@@ -13,13 +13,14 @@ extension RecipeStore {
         case changedMeanwhile(Recipe)
     }
 
-    /// Writes `content` over recipe `id`'s fields, ingredients and steps in one transaction that bumps the revision
-    /// and marks it for upload — only the parts that differ, and nothing at all when nothing differs.
+    /// Writes `content` over recipe `id`'s fields, details, ingredients and steps in one transaction that bumps the
+    /// revision and marks it for upload — only the parts that differ, and nothing at all when nothing differs. With
+    /// `received`, the properties kept as they came are replaced too (a page imported again).
     ///
     /// With `expectingRevision`, the recipe must still be at that revision (checked inside the transaction), else
     /// nothing is written and the current recipe is returned for a merge.
     public func update(
-        _ id: Int64, to content: RecipeContent, expectingRevision: Int64? = nil
+        _ id: Int64, to content: RecipeContent, received: ReceivedProperties? = nil, expectingRevision: Int64? = nil
     ) throws(StoreError) -> ContentUpdate {
         let title = content.title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw StoreError(.emptyTitle) }
@@ -39,7 +40,9 @@ extension RecipeStore {
                 changed = true
             }
             changed = try Self.replaceParts(of: id, in: "ingredients", with: content.ingredients, db) || changed
-            changed = try Self.replaceParts(of: id, in: "steps", with: content.steps, db) || changed
+            changed = try Self.replaceSteps(of: id, with: content.steps, db) || changed
+            let kept = try received ?? Self.storedRecipe(id, db)?.received ?? ReceivedProperties()
+            changed = try Self.writeDetails(content.details, kept, to: id, db) || changed
             guard changed else { return .unchanged }
             try markChanged(id, settling: before, in: db)
             return .saved
@@ -52,19 +55,25 @@ extension RecipeStore {
         }
     }
 
-    /// A recipe to be created by `create(_:)`: its content and, optionally, a staged image copy or the URL of an
-    /// image elsewhere (kept as the recipe's remote image).
+    /// A recipe to be created by `create(_:)`: its content, the properties it arrived with and, optionally, a staged
+    /// image copy or the URL of an image elsewhere (kept as the recipe's remote image).
     public struct NewRecipe: Sendable, Equatable {
-        /// The fields, ingredients and steps.
+        /// The fields, details, ingredients and steps.
         public var content: RecipeContent
+        /// The properties kept as they came (an imported page's).
+        public var received: ReceivedProperties
         /// A copy staged in the media folder, attached when the recipe is created.
         public var image: StagedImage?
         /// An image on the web (an imported page's), kept as the recipe's remote image; never uploaded.
         public var remoteImageURL: String?
 
         /// Creates a new-recipe value.
-        public init(content: RecipeContent, image: StagedImage? = nil, remoteImageURL: String? = nil) {
+        public init(
+            content: RecipeContent, received: ReceivedProperties = ReceivedProperties(), image: StagedImage? = nil,
+            remoteImageURL: String? = nil
+        ) {
             self.content = content
+            self.received = received
             self.image = image
             self.remoteImageURL = remoteImageURL
         }
@@ -126,24 +135,24 @@ extension RecipeStore {
     /// Inserts one new recipe with its parts; returns its id.
     private static func insert(_ new: NewRecipe, stamp: Double, _ db: Database) throws -> Int64 {
         let content = new.content
-        try db.execute(
-            sql: """
-                INSERT INTO recipes (uuid, title, description, recipe_yield, keywords, image_sha256, image_format,
-                    image_bytes, image_file, remote_image_url, revision, state, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'pending', ?, ?)
-                """,
-            arguments: [
+        // The details in the row as it is inserted: one search-index entry written, not one per column.
+        try db.cachedStatement(sql: """
+            INSERT INTO recipes (uuid, title, description, recipe_yield, keywords, image_sha256, image_format,
+                image_bytes, image_file, remote_image_url, revision, state, created_at, updated_at, \(detailColumns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: StatementArguments([
                 UUID().lowercasedString, content.title.trimmingCharacters(in: .whitespacesAndNewlines),
                 content.description, content.recipeYield, content.keywords, new.image?.sha256,
                 new.image?.format.rawValue, new.image?.byteCount, new.image?.fileName, new.remoteImageURL, stamp, stamp,
-            ])
+            ] as [(any DatabaseValueConvertible)?] + values(of: content.details, new.received)))
         let id = db.lastInsertedRowID
-        for (table, texts) in [("ingredients", content.ingredients), ("steps", content.steps)] {
-            for (index, text) in texts.enumerated() {
-                try db.execute(
-                    sql: "INSERT INTO \(table) (recipe_id, position, text) VALUES (?, ?, ?)",
-                    arguments: [id, index + 1, text])
-            }
+        for (index, text) in content.ingredients.enumerated() {
+            try db.cachedStatement(sql: "INSERT INTO ingredients (recipe_id, position, text) VALUES (?, ?, ?)")
+                .execute(arguments: [id, index + 1, text])
+        }
+        for (index, step) in content.steps.enumerated() {
+            try db.cachedStatement(sql: "INSERT INTO steps (recipe_id, position, text, section) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [id, index + 1, step.text, step.section])
         }
         return id
     }

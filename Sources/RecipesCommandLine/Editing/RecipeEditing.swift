@@ -101,7 +101,7 @@ struct RecipeEditing {
         }
     }
 
-    /// `content` with the image of `recipe` (a card does not change the image) as merge fields.
+    /// `content` with the image and kept properties of `recipe` (a card changes neither) as merge fields.
     static func fields(_ content: RecipeContent, image recipe: Recipe) -> RecipeFields {
         var fields = RecipeFields(recipe)
         fields.title = content.title
@@ -110,15 +110,12 @@ struct RecipeEditing {
         fields.keywords = content.keywords
         fields.ingredients = content.ingredients
         fields.steps = content.steps
+        fields.details = content.details
         return fields
     }
 
-    /// The card's part of merged fields (the image is the store's, left as it is).
-    static func content(_ fields: RecipeFields) -> RecipeContent {
-        RecipeContent(
-            title: fields.title, description: fields.description, recipeYield: fields.recipeYield,
-            keywords: fields.keywords, ingredients: fields.ingredients, steps: fields.steps)
-    }
+    /// The card's part of merged fields (the image and the kept properties are the store's, left as they are).
+    static func content(_ fields: RecipeFields) -> RecipeContent { fields.content }
 
     /// Comment lines naming each conflict with both values: the card holds yours, the other is noted.
     static func notes(_ conflicts: [FieldConflict]) -> [String] {
@@ -132,6 +129,8 @@ struct RecipeEditing {
         case .text(let text): return RecipeCard.quoted(text)
         case .image(let image): return "image \(image.sha256.prefix(12))"
         case .elements(let elements): return elements.isEmpty ? "(none)" : elements.map(RecipeCard.quoted).joined(separator: ", ")
+        case .step(let step): return RecipeCard.quoted(step.description)
+        case .steps(let steps): return steps.isEmpty ? "(none)" : steps.map { RecipeCard.quoted($0.description) }.joined(separator: ", ")
         }
     }
 
