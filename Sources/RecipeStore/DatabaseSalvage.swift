@@ -65,12 +65,12 @@ struct DatabaseSalvage {
             try db.execute(sql: "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, ?)",
                 arguments: [migration.identifier, Date().timeIntervalSince1970])
         }
-        // A virtual table (the search index) and its shadow tables are not copied: the new database's triggers
-        // build its index from the rows copied.
+        // A virtual table (the search index), its shadow tables and its stale marks are not copied: the new
+        // database's triggers build its index from the rows copied.
         let tables = (try? source.read { db in
             try String.fetchAll(db, sql: """
                 SELECT name FROM sqlite_master AS t WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-                    AND name NOT IN ('schema_migrations', 'recipes')
+                    AND name NOT IN ('schema_migrations', 'recipes', 'recipe_search_stale')
                     AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%'
                     AND NOT EXISTS (SELECT 1 FROM sqlite_master AS v WHERE v.type = 'table'
                         AND v.sql LIKE 'CREATE VIRTUAL TABLE%' AND t.name LIKE v.name || '\\_%' ESCAPE '\\')
@@ -193,14 +193,16 @@ struct DatabaseSalvage {
             arguments: [message, id])
     }
 
-    /// Releases every lease (no process uploads from the new file yet) and keeps `AUTOINCREMENT` past every id the
-    /// damaged file gave out, so that no id is handed out twice.
+    /// Releases every lease (no process uploads from the new file yet), brings the search index up to date with the
+    /// parts copied, and keeps `AUTOINCREMENT` past every id the damaged file gave out, so that no id is handed out
+    /// twice.
     func finish(savedIDs: [Int64], _ db: Database) throws {
         let sequence = (try? source.read { db in
             try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'recipes'")
         }) ?? nil
         let highest = max(sequence ?? 0, savedIDs.max() ?? 0)
         try db.execute(sql: "UPDATE recipes SET lease_owner = NULL, lease_expires_at = NULL, cancel_requested = 0")
+        if try db.tableExists("recipe_search_stale") { try RecipeStore.refreshSearch(db) }
         try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = 'recipes'")
         if highest > 0 {
             try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('recipes', ?)", arguments: [highest])

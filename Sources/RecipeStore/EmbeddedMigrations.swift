@@ -220,6 +220,64 @@ extension Migration {
             """####
         ),
         Migration(
+            identifier: "0007_search_refresh",
+            sql: ####"""
+            -- The search index in linear time, and what a draft sent to the server held.
+            --
+            -- Until now each row written to `ingredients` or `steps` rebuilt its recipe's whole list in the index (the trigger
+            -- joined every ingredient again, and FTS5 re-indexed the whole row): a recipe of n ingredients cost n² to write
+            -- (4,000 ingredients: 17 s, holding the database's write lock). Now a row written only marks its recipe stale, once
+            -- per transaction, and the store deletes the marks just before every commit (`RecipeStore.refreshSearch`): each
+            -- deleted mark rebuilds that recipe's lists in the index once. Every writer still keeps the index in step inside its
+            -- own transaction without knowing about it. A later migration that indexes more lists marks its tables' recipes
+            -- stale the same way and redefines `recipe_search_refresh`.
+            CREATE TABLE recipe_search_stale (recipe_id INTEGER PRIMARY KEY);
+
+            CREATE TRIGGER recipe_search_refresh AFTER DELETE ON recipe_search_stale BEGIN
+                UPDATE recipe_search SET
+                    ingredients = coalesce((SELECT group_concat(text, char(10)) FROM
+                        (SELECT text FROM ingredients WHERE recipe_id = OLD.recipe_id ORDER BY position)), ''),
+                    steps = coalesce((SELECT group_concat(text, char(10)) FROM
+                        (SELECT text FROM steps WHERE recipe_id = OLD.recipe_id ORDER BY position)), '')
+                WHERE rowid = OLD.recipe_id;
+            END;
+
+            DROP TRIGGER recipe_search_ingredient_insert;
+            DROP TRIGGER recipe_search_ingredient_update;
+            DROP TRIGGER recipe_search_ingredient_delete;
+            DROP TRIGGER recipe_search_step_insert;
+            DROP TRIGGER recipe_search_step_update;
+            DROP TRIGGER recipe_search_step_delete;
+
+            CREATE TRIGGER recipe_search_ingredient_insert AFTER INSERT ON ingredients BEGIN
+                INSERT OR IGNORE INTO recipe_search_stale (recipe_id) VALUES (NEW.recipe_id);
+            END;
+            CREATE TRIGGER recipe_search_ingredient_update AFTER UPDATE OF text, position ON ingredients BEGIN
+                INSERT OR IGNORE INTO recipe_search_stale (recipe_id) VALUES (NEW.recipe_id);
+            END;
+            CREATE TRIGGER recipe_search_ingredient_delete AFTER DELETE ON ingredients BEGIN
+                INSERT OR IGNORE INTO recipe_search_stale (recipe_id) VALUES (OLD.recipe_id);
+            END;
+            CREATE TRIGGER recipe_search_step_insert AFTER INSERT ON steps BEGIN
+                INSERT OR IGNORE INTO recipe_search_stale (recipe_id) VALUES (NEW.recipe_id);
+            END;
+            CREATE TRIGGER recipe_search_step_update AFTER UPDATE OF text, position ON steps BEGIN
+                INSERT OR IGNORE INTO recipe_search_stale (recipe_id) VALUES (NEW.recipe_id);
+            END;
+            CREATE TRIGGER recipe_search_step_delete AFTER DELETE ON steps BEGIN
+                INSERT OR IGNORE INTO recipe_search_stale (recipe_id) VALUES (OLD.recipe_id);
+            END;
+
+            -- The draft this device sent and the server may have stored without its answer arriving (CONTRACT section 6: a
+            -- server version equal to what this client sent becomes the base, and only the edits made since are merged on it).
+            -- Kept by the edit that changes a draft whose upload is unacknowledged: `sent_version` is the version that upload
+            -- would have made (its base + 1), `sent_fields` its fields in RecipeFields' stored JSON. NULL when there is none; a
+            -- pair whose version is not the recipe's `server_version` + 1 is out of date and means nothing.
+            ALTER TABLE recipes ADD COLUMN sent_version INTEGER;
+            ALTER TABLE recipes ADD COLUMN sent_fields TEXT;
+            """####
+        ),
+        Migration(
             identifier: "0008_whole_recipe",
             sql: ####"""
             -- The whole recipe (CONTRACT section 3, "The whole recipe"): the schema.org properties cooks and recipe sites use,
@@ -247,6 +305,70 @@ extension Migration {
             ALTER TABLE recipes ADD COLUMN property_forms TEXT;
             ALTER TABLE steps ADD COLUMN section TEXT NOT NULL DEFAULT '';
             CREATE INDEX recipes_url ON recipes (url) WHERE url != '';
+
+            -- Search (`recipes search`, `category:soup`) covers the category, the cuisine and the author. FTS5 tables take no new
+            -- columns, so the index is made again with them after the five it had (same tokenizer and prefixes), filled from the
+            -- recipes, and the triggers on `recipes` that write whole rows are made again to write them. The lists of ingredients
+            -- and steps stay refreshed once per change through migration 0007's stale marks (`recipe_search_refresh`, unchanged).
+            DROP TRIGGER recipe_search_recipe_insert;
+            DROP TRIGGER recipe_search_recipe_update;
+            DROP TRIGGER recipe_search_recipe_delete;
+            DROP TRIGGER recipe_search_recipe_deleted;
+            DROP TRIGGER recipe_search_recipe_restored;
+            DROP TABLE recipe_search;
+            CREATE VIRTUAL TABLE recipe_search USING fts5(
+                title, description, keywords, ingredients, steps, category, cuisine, author,
+                tokenize = 'porter unicode61 remove_diacritics 2',
+                prefix = '2 3'
+            );
+            -- Ranking: the title counts most, then keywords and category, then cuisine, then ingredients, then the rest.
+            INSERT INTO recipe_search (recipe_search, rank) VALUES ('rank', 'bm25(10.0, 1.0, 5.0, 2.0, 1.0, 5.0, 3.0, 1.0)');
+
+            INSERT INTO recipe_search (rowid, title, description, keywords, ingredients, steps, category, cuisine, author)
+            SELECT id, title, description, keywords,
+                coalesce((SELECT group_concat(text, char(10)) FROM
+                    (SELECT text FROM ingredients WHERE recipe_id = recipes.id ORDER BY position)), ''),
+                coalesce((SELECT group_concat(text, char(10)) FROM
+                    (SELECT text FROM steps WHERE recipe_id = recipes.id ORDER BY position)), ''),
+                coalesce((SELECT group_concat(value, char(10)) FROM json_each(recipes.recipe_category)), ''),
+                coalesce((SELECT group_concat(value, char(10)) FROM json_each(recipes.recipe_cuisine)), ''), author
+            FROM recipes WHERE deleted = 0;
+
+            CREATE TRIGGER recipe_search_recipe_insert AFTER INSERT ON recipes BEGIN
+                INSERT INTO recipe_search (rowid, title, description, keywords, ingredients, steps, category, cuisine, author)
+                VALUES (NEW.id, NEW.title, NEW.description, NEW.keywords, '', '',
+                    coalesce((SELECT group_concat(value, char(10)) FROM json_each(NEW.recipe_category)), ''),
+                    coalesce((SELECT group_concat(value, char(10)) FROM json_each(NEW.recipe_cuisine)), ''), NEW.author);
+            END;
+            CREATE TRIGGER recipe_search_recipe_update
+            AFTER UPDATE OF title, description, keywords, recipe_category, recipe_cuisine, author ON recipes
+            WHEN NEW.title IS NOT OLD.title OR NEW.description IS NOT OLD.description OR NEW.keywords IS NOT OLD.keywords
+                OR NEW.recipe_category IS NOT OLD.recipe_category OR NEW.recipe_cuisine IS NOT OLD.recipe_cuisine
+                OR NEW.author IS NOT OLD.author BEGIN
+                UPDATE recipe_search SET title = NEW.title, description = NEW.description, keywords = NEW.keywords,
+                    category = coalesce((SELECT group_concat(value, char(10)) FROM json_each(NEW.recipe_category)), ''),
+                    cuisine = coalesce((SELECT group_concat(value, char(10)) FROM json_each(NEW.recipe_cuisine)), ''),
+                    author = NEW.author
+                WHERE rowid = NEW.id;
+            END;
+            CREATE TRIGGER recipe_search_recipe_delete AFTER DELETE ON recipes BEGIN
+                DELETE FROM recipe_search WHERE rowid = OLD.id;
+            END;
+            CREATE TRIGGER recipe_search_recipe_deleted AFTER UPDATE OF deleted ON recipes
+            WHEN NEW.deleted = 1 AND OLD.deleted = 0 BEGIN
+                DELETE FROM recipe_search WHERE rowid = NEW.id;
+            END;
+            CREATE TRIGGER recipe_search_recipe_restored AFTER UPDATE OF deleted ON recipes
+            WHEN NEW.deleted = 0 AND OLD.deleted = 1 BEGIN
+                INSERT INTO recipe_search (rowid, title, description, keywords, ingredients, steps, category, cuisine, author)
+                VALUES (NEW.id, NEW.title, NEW.description, NEW.keywords,
+                    coalesce((SELECT group_concat(text, char(10)) FROM
+                        (SELECT text FROM ingredients WHERE recipe_id = NEW.id ORDER BY position)), ''),
+                    coalesce((SELECT group_concat(text, char(10)) FROM
+                        (SELECT text FROM steps WHERE recipe_id = NEW.id ORDER BY position)), ''),
+                    coalesce((SELECT group_concat(value, char(10)) FROM json_each(NEW.recipe_category)), ''),
+                    coalesce((SELECT group_concat(value, char(10)) FROM json_each(NEW.recipe_cuisine)), ''), NEW.author);
+            END;
             """####
         ),
     ]

@@ -17,20 +17,20 @@ extension RecipeStore {
     /// revision and marks it for upload — only the parts that differ, and nothing at all when nothing differs. With
     /// `received`, the properties kept as they came are replaced too (a page imported again).
     ///
+    /// What the content changes must pass the store's rules (`RecipeText`, `RecipeLimits`, a title that is not
+    /// blank); what it leaves as the recipe has it is not checked again, so a recipe holding text those rules refuse
+    /// (pulled before they applied to pulls) can still be edited elsewhere.
+    ///
     /// With `expectingRevision`, the recipe must still be at that revision (checked inside the transaction), else
     /// nothing is written and the current recipe is returned for a merge.
     public func update(
         _ id: Int64, to content: RecipeContent, received: ReceivedProperties? = nil, expectingRevision: Int64? = nil
     ) throws(StoreError) -> ContentUpdate {
-        let title = content.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !title.isEmpty else { throw StoreError(.emptyTitle) }
-        var content = content
-        content.title = title
-        try Self.check(content)
         enum Outcome { case unchanged, saved, changedMeanwhile }
         let outcome: Outcome = try edit { db in
             let row = try Self.editableRow(db, id: id)
             if let expectingRevision, (row["revision"] as Int64) != expectingRevision { return .changedMeanwhile }
+            let content = try Self.checkedChanges(content, over: RecipeContent(try Self.fetchRecipe(db, id: id)))
             let before = try Self.conflictBeforeEdit(row, id: id, db)
             var changed = false
             for (column, value) in [("title", content.title), ("description", content.description),
@@ -125,11 +125,47 @@ extension RecipeStore {
         return created
     }
 
-    /// Throws the error that says which field of `content` `RecipeText` refuses, and why.
+    /// Throws the error that says which field of `content` `RecipeText` refuses, and why, or which list is longer
+    /// than `RecipeLimits` allows.
     static func check(_ content: RecipeContent) throws(StoreError) {
         if let (field, problem) = RecipeText.problem(in: content) {
             throw StoreError(.invalidText(field: field, problem: problem))
         }
+        if let (what, count) = RecipeLimits.overLimit(ingredients: content.ingredients.count, steps: content.steps.count) {
+            throw StoreError(.tooManyParts(what: what, count: count))
+        }
+    }
+
+    /// `content` as `update` writes it over `current`, checked: a changed title trimmed and not empty, every changed
+    /// text passing `RecipeText`, and no list grown past `RecipeLimits`. Values equal to the current ones pass as
+    /// they are.
+    static func checkedChanges(_ content: RecipeContent, over current: RecipeContent) throws(StoreError) -> RecipeContent {
+        var content = content
+        if content.title != current.title {
+            content.title = content.title.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !content.title.isEmpty else { throw StoreError(.emptyTitle) }
+        }
+        var texts: [(TextField, String, String)] = [
+            (.title, content.title, current.title), (.description, content.description, current.description),
+            (.yield, content.recipeYield, current.recipeYield), (.keywords, content.keywords, current.keywords),
+        ]
+        let kept = (ingredients: Set(current.ingredients), steps: Set(current.steps))
+        texts += content.ingredients.filter { !kept.ingredients.contains($0) }.map { (.ingredient, $0, "") }
+        texts += content.steps.filter { !kept.steps.contains($0) }.flatMap { [(.step, $0.text, ""), (.section, $0.section, "")] }
+        if content.details != current.details {
+            let details = RecipeContent(title: "", details: content.details)
+            if let (field, problem) = RecipeText.problem(in: details) {
+                throw StoreError(.invalidText(field: field, problem: problem))
+            }
+        }
+        for (field, text, was) in texts where text != was {
+            try check(text, as: field)
+        }
+        if let (what, count) = RecipeLimits.overLimit(ingredients: content.ingredients.count, steps: content.steps.count),
+           count > (what == "ingredients" ? current.ingredients.count : current.steps.count) {
+            throw StoreError(.tooManyParts(what: what, count: count))
+        }
+        return content
     }
 
     /// Inserts one new recipe with its parts; returns its id.

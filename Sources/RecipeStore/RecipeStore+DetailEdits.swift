@@ -39,6 +39,7 @@ extension RecipeStore {
 
     /// Appends a step to recipe `id`, in the section of its last step.
     static func appendStep(_ text: String, recipe id: Int64, _ db: Database) throws {
+        try checkRoom(in: "steps", recipe: id, db)
         try db.execute(
             sql: """
                 INSERT INTO steps (recipe_id, position, text, section)
@@ -52,6 +53,7 @@ extension RecipeStore {
     /// goes at the end).
     static func insertStep(_ text: String, at n: Int, recipe id: Int64, _ db: Database) throws {
         let (rows, index) = try part(n, of: "steps", what: "step", recipe: id, allowingEnd: true, db)
+        if rows.count >= RecipeLimits.listLength { throw StoreError(.tooManyParts(what: "steps", count: rows.count + 1)) }
         let neighbour = index < rows.count ? rows[index].id : rows.last?.id
         let section = try neighbour.flatMap { try String.fetchOne(db, sql: "SELECT section FROM steps WHERE id = ?", arguments: [$0]) } ?? ""
         try renumber(rows.map(\.id), in: "steps", from: rows, skipping: index, db)

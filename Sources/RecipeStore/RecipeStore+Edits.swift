@@ -185,6 +185,7 @@ extension RecipeStore {
     }
 
     static func append(_ text: String, to table: String, recipe id: Int64, _ db: Database) throws {
+        try checkRoom(in: table, recipe: id, db)
         try db.execute(
             sql: """
                 INSERT INTO \(table) (recipe_id, position, text)
@@ -200,6 +201,13 @@ extension RecipeStore {
             throw StoreError(.indexOutOfRange(what: what, index: n, count: rows.count, id: id))
         }
         try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [rows[n - 1]])
+    }
+
+    /// Throws when recipe `id`'s `table` (ingredients or steps) is full (`RecipeLimits`): one more would be too many.
+    static func checkRoom(in table: String, recipe id: Int64, _ db: Database) throws {
+        let count = try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT count(*) FROM \(table) WHERE recipe_id = ?"), arguments: [id]) ?? 0
+        if count >= RecipeLimits.listLength { throw StoreError(.tooManyParts(what: table, count: count + 1)) }
     }
 
     /// `fileName` when it is a media copy no recipe refers to any more (other than `kept`), read inside the change's
@@ -234,6 +242,7 @@ extension RecipeStore {
     /// Inserts `text` as the n-th part: the parts from the n-th on move one place down.
     static func insert(_ text: String, at n: Int, into table: String, what: String, recipe id: Int64, _ db: Database) throws {
         let (rows, index) = try part(n, of: table, what: what, recipe: id, allowingEnd: true, db)
+        if rows.count >= RecipeLimits.listLength { throw StoreError(.tooManyParts(what: table, count: rows.count + 1)) }
         try renumber(rows.map(\.id), in: table, from: rows, skipping: index, db)
         try db.execute(
             sql: "INSERT INTO \(table) (recipe_id, position, text) VALUES (?, ?, ?)", arguments: [id, index + 1, text])

@@ -41,6 +41,9 @@ public final class RecipeStore: Sendable {
     private let damage = Locked<String?>(nil)
     /// Whether the read-only connection created the `-wal` and `-shm` files it needs (removed again when it closes).
     private let createdWALFiles: Bool
+    /// Whether the schema has the search index's stale marks (migration 0007), which every change clears before it
+    /// commits (`refreshSearch`); false only for a store opened with an older list of migrations (tests of upgrades).
+    private let refreshesSearch: Bool
 
     /// How long a statement waits for another process's write lock before failing.
     public static let busyTimeout: TimeInterval = 10
@@ -64,6 +67,7 @@ public final class RecipeStore: Sendable {
         self.images = ImageLibrary(directory: home.imagesURL)
         self.now = now
         self.access = access
+        self.refreshesSearch = known.contains(Self.searchRefreshMigration)
         if access == .readOnly {
             // A home that is a file is refused as the read-write open refuses it (reading it as empty would hide it).
             var isFolder: ObjCBool = false
@@ -150,6 +154,7 @@ public final class RecipeStore: Sendable {
                         }
                         if applied.contains(migration.identifier) { return .commit }
                         try db.execute(sql: migration.sql)
+                        if try db.tableExists("recipe_search_stale") { try Self.refreshSearch(db) }
                         try db.execute(
                             sql: "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, ?)",
                             arguments: [migration.identifier, now().timeIntervalSince1970])
@@ -193,7 +198,8 @@ public final class RecipeStore: Sendable {
         }
     }
 
-    /// Runs `body` in one `BEGIN IMMEDIATE` transaction, committed when it returns and rolled back when it throws.
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction, committed when it returns and rolled back when it throws;
+    /// the search index takes the transaction's changes just before the commit (`refreshSearch`).
     ///
     /// The commit is on disk when this returns, unless `waitForDisk` is false: then it is written to the WAL without
     /// a sync (`synchronous = NORMAL` for this one transaction), and reaches the disk with the next synced commit or
@@ -212,6 +218,7 @@ public final class RecipeStore: Sendable {
                 try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
                 do {
                     let result = try body(db)
+                    if refreshesSearch { try Self.refreshSearch(db) }
                     try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
                     return result
                 } catch {

@@ -16,6 +16,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case indexOutOfRange(what: String, index: Int, count: Int, id: Int64, allowingEnd: Bool = false)
         case emptyTitle
         case invalidText(field: TextField, problem: TextProblem)
+        /// A list (`what`: "ingredients" or "steps") would hold `count` entries, more than `RecipeLimits.listLength`.
+        case tooManyParts(what: String, count: Int)
         case recipeExists(uuid: String)
         case changeRefused
         case imageNotFound(path: String)
@@ -85,6 +87,9 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             return "\(path): no such file; check the path"
         case .invalidText(let field, let problem):
             return Self.describe(problem, in: field)
+        case .tooManyParts(let what, let count):
+            return "the recipe would have \(count) \(what); recipes keeps at most \(RecipeLimits.listLength) \(what) per "
+                + "recipe: split it into several recipes"
         case .recipeExists(let uuid):
             return "a recipe with uuid \(uuid) exists already; nothing was created"
         case .changeRefused:

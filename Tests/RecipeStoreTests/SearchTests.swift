@@ -72,6 +72,31 @@ struct SearchTests {
         #expect(try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recipe_search WHERE rowid = ?", arguments: [other]) } == 0)
     }
 
+    @Test("a change that writes many ingredients and steps rebuilds the recipe's index entry once, not once per row")
+    func indexRefreshedOncePerChange() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let count = 400
+        let content = RecipeContent(
+            title: "Long", ingredients: (1...count).map { "ingredient \($0)" }, steps: (1...count).map { Step(text: "step \($0)") })
+        // sqlite3_total_changes counts the rows every statement wrote, trigger programs included: a rebuild of the
+        // recipe's lists per row written (the trigger of migration 0004) adds at least one per row.
+        func changes() throws -> Int { try store.peek { db in db.totalChangesCount } }
+        let beforeCreate = try changes()
+        let id = try #require(try store.create([.init(content: content)]).first).id
+        #expect(try changes() - beforeCreate <= 2 * count + 50, "rows written: the recipe, its parts, one refresh")
+        let beforeInsert = try changes()
+        try store.apply(.insertIngredient(1, "salt"), to: id)
+        #expect(try changes() - beforeInsert <= count + 50, "every ingredient moved down one place, one refresh")
+        let indexed = try store.pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT ingredients, steps FROM recipe_search WHERE rowid = ?", arguments: [id])
+        }
+        #expect(indexed?["ingredients"] == (["salt"] + content.ingredients).joined(separator: "\n"))
+        #expect(indexed?["steps"] == content.steps.map(\.text).joined(separator: "\n"))
+        #expect(try store.search(["ingredients:salt", "steps:399"]).hits.map(\.id) == [id])
+        #expect(try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recipe_search_stale") } == 0)
+    }
+
     @Test("the migration indexes the recipes of a home made before it")
     func migrationIndexesExistingHome() throws {
         let dir = TemporaryDirectory()
