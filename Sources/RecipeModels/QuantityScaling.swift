@@ -165,7 +165,7 @@ public enum QuantityScaling {
     }
 
     /// A decimal as a cook reads it: to the hundredth below 10, the tenth below 100, else whole; no trailing zeros.
-    static func decimal(_ value: Double) -> String {
+    public static func decimal(_ value: Double) -> String {
         let places = value < 10 ? 2 : value < 100 ? 1 : 0
         let scale = pow(10, Double(places))
         let rounded = (value * scale).rounded() / scale

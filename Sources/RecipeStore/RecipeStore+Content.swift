@@ -30,20 +30,8 @@ extension RecipeStore {
         let outcome: Outcome = try edit { db in
             let row = try Self.editableRow(db, id: id)
             if let expectingRevision, (row["revision"] as Int64) != expectingRevision { return .changedMeanwhile }
-            let content = try Self.checkedChanges(content, over: RecipeContent(try Self.fetchRecipe(db, id: id)))
             let before = try Self.conflictBeforeEdit(row, id: id, db)
-            var changed = false
-            for (column, value) in [("title", content.title), ("description", content.description),
-                                    ("recipe_yield", content.recipeYield), ("keywords", content.keywords)]
-            where (row[column] as String) != value {
-                try db.execute(sql: "UPDATE recipes SET \(column) = ? WHERE id = ?", arguments: [value, id])
-                changed = true
-            }
-            changed = try Self.replaceParts(of: id, in: "ingredients", with: content.ingredients, db) || changed
-            changed = try Self.replaceSteps(of: id, with: content.steps, db) || changed
-            let kept = try received ?? Self.storedRecipe(id, db)?.received ?? ReceivedProperties()
-            changed = try Self.writeDetails(content.details, kept, to: id, db) || changed
-            guard changed else { return .unchanged }
+            guard try Self.write(content, received: received, over: row, db) else { return .unchanged }
             try markChanged(id, settling: before, in: db)
             return .saved
         }
@@ -53,6 +41,25 @@ extension RecipeStore {
         case .saved: return .saved(recipe)
         case .changedMeanwhile: return .changedMeanwhile(recipe)
         }
+    }
+
+    /// Writes `content` (checked by `checkedChanges`) and, when given, `received` over the recipe whose row is `row`,
+    /// inside the caller's transaction, only what differs; whether anything did.
+    static func write(_ content: RecipeContent, received: ReceivedProperties?, over row: Row, _ db: Database) throws -> Bool {
+        let id: Int64 = row["id"]
+        let content = try checkedChanges(content, over: RecipeContent(try fetchRecipe(db, id: id)))
+        var changed = false
+        for (column, value) in [("title", content.title), ("description", content.description),
+                                ("recipe_yield", content.recipeYield), ("keywords", content.keywords)]
+        where (row[column] as String) != value {
+            try db.execute(sql: "UPDATE recipes SET \(column) = ? WHERE id = ?", arguments: [value, id])
+            changed = true
+        }
+        changed = try replaceParts(of: id, in: "ingredients", with: content.ingredients, db) || changed
+        changed = try replaceSteps(of: id, with: content.steps, db) || changed
+        let kept = try received ?? storedRecipe(id, db)?.received ?? ReceivedProperties()
+        changed = try writeDetails(content.details, kept, to: id, db) || changed
+        return changed
     }
 
     /// A recipe to be created by `create(_:)`: its content, the properties it arrived with and, optionally, a staged
@@ -85,44 +92,7 @@ extension RecipeStore {
     /// A recipe without a title throws before anything is written; on any failure the staged copies of all of them
     /// are discarded.
     public func create(_ recipes: [NewRecipe]) throws(StoreError) -> [Recipe] {
-        let staged = recipes.compactMap(\.image)
-        guard recipes.allSatisfy({ !$0.content.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) else {
-            staged.forEach(media.discard)
-            throw StoreError(.emptyTitle)
-        }
-        for new in recipes {
-            do throws(StoreError) {
-                try Self.check(new.content)
-            } catch {
-                staged.forEach(media.discard)
-                throw error
-            }
-        }
-        let stamp = now().timeIntervalSince1970
-        var ids: [Int64] = []
-        do throws(StoreError) {
-            try media.withExclusiveAccess { () throws(StoreError) in
-                for image in staged { try media.install(image) }
-                do throws(StoreError) {
-                    ids = try edit { db in
-                        try recipes.map { new in try Self.insert(new, stamp: stamp, db) }
-                    }
-                } catch {
-                    // Copies no recipe refers to (a recipe elsewhere may share one: only unreferenced ones go).
-                    for image in staged {
-                        let unreferenced = try? read { db in try Self.unreferencedCopy(image.fileName, keeping: nil, db) }
-                        if let name = unreferenced ?? nil { media.remove(name) }
-                    }
-                    throw error
-                }
-            }
-        } catch {
-            staged.forEach(media.discard)
-            throw error
-        }
-        var created: [Recipe] = []
-        for id in ids { created.append(try recipe(id: id)) }
-        return created
+        try importRecipes(recipes.map { ImportWrite(recipe: $0) }).map(\.recipe)
     }
 
     /// Throws the error that says which field of `content` `RecipeText` refuses, and why, or which list is longer
@@ -169,7 +139,7 @@ extension RecipeStore {
     }
 
     /// Inserts one new recipe with its parts; returns its id.
-    private static func insert(_ new: NewRecipe, stamp: Double, _ db: Database) throws -> Int64 {
+    static func insert(_ new: NewRecipe, stamp: Double, _ db: Database) throws -> Int64 {
         let content = new.content
         // The details in the row as it is inserted: one search-index entry written, not one per column.
         try db.cachedStatement(sql: """

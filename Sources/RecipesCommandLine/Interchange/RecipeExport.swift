@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// What `recipes export` writes.
-enum ExportFormat: String, Sendable, CaseIterable {
+public enum ExportFormat: String, Sendable, CaseIterable {
     /// schema.org JSON-LD, what `recipes import` reads back.
     case jsonld
     /// A readable Markdown page per recipe.

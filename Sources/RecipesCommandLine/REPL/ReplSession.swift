@@ -91,8 +91,9 @@ public final class ReplSession {
             console.out("created \(recipe.id)\n")
         case .list:
             console.out(formatter.list(try store.recipes()))
-        case .show(let id):
-            console.out(formatter.show(try store.recipe(id: id)))
+        case .show(let id, let scale):
+            let recipe = try store.recipe(id: id)
+            console.out(formatter.show(recipe, scale: try scale.map { try ShowCommand.factor($0, of: recipe) }))
         case .edit(let id, let change):
             try writableStore().apply(change, to: id)
         case .setImage(let id, let path):
