@@ -72,6 +72,7 @@ public struct RecipeDuration: Sendable, Hashable, CustomStringConvertible {
         var total = 0.0
         var inTime = false
         var sawNumber = false
+        var lastRank = -1  // designators come in order, each at most once: Y M W D, then T H M S
         while !rest.isEmpty {
             if rest.first == "T" {
                 guard !inTime else { return nil }
@@ -86,6 +87,9 @@ public struct RecipeDuration: Sendable, Hashable, CustomStringConvertible {
             else { return nil }
             rest = rest.dropFirst(number.count + 1)
             sawNumber = true
+            let rank = (inTime ? ["H", "M", "S"].firstIndex(of: unit).map { $0 + 4 } : ["Y", "M", "W", "D"].firstIndex(of: unit)) ?? -1
+            guard rank > lastRank else { return nil }
+            lastRank = rank
             switch (unit, inTime) {
             case ("Y", false), ("M", false):
                 guard value == 0 else { return nil }  // a recipe does not take months; such a time is refused
