@@ -100,11 +100,13 @@ extension RecipeStore {
                 return (id, changed ? .replaced : .unchanged)
             }
             if local == theirs {
+                try writeForms(theirs, to: id, db)
                 try record(.synced, base: theirs, changed: false, deleted: false)
                 return (id, .acknowledged)
             }
             if let base = sync.base, theirs == base {
                 // The server has the fields this draft started from: the draft is pushed over the newer version.
+                try writeForms(theirs, to: id, db)
                 try record(.pending, base: theirs, changed: false, deleted: false)
                 return (id, .unchanged)
             }
@@ -183,6 +185,13 @@ extension RecipeStore {
             }
         }
         return changed
+    }
+
+    /// Keeps the forms of `theirs` (how the server's newest copy writes the same fields) for recipe `id`, so that the
+    /// next push writes what the server has for every field nobody edited. Not a change of the recipe.
+    static func writeForms(_ theirs: RecipeFields, to id: Int64, _ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE recipes SET property_forms = ? WHERE id = ? AND property_forms IS NOT ?")
+            .execute(arguments: [theirs.received.forms.map(rawJSON), id, theirs.received.forms.map(rawJSON)])
     }
 
     /// Stamps recipe `id` as changed at `now`.

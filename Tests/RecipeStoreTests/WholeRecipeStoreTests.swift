@@ -105,6 +105,23 @@ struct WholeRecipeStoreTests {
         #expect(try store.search(["author:anna"]).hits.isEmpty)
     }
 
+    @Test("a server copy with the same fields written otherwise leaves the draft as it is, and keeps the server's forms")
+    func newerFormsKept() throws {
+        let fixture = try ConflictFixture()
+        let edited = try fixture.store.apply(.description("mine"), to: fixture.id)
+        var theirs = ConflictFixture.base
+        theirs.received.forms = ["recipeIngredient": #"[ "a", "b", "c" ]"#]
+        #expect(try fixture.pull(.live(version: 2, fields: theirs)) == .unchanged)
+        let recipe = try fixture.recipe()
+        #expect(recipe.description == "mine" && recipe.sync.revision == edited.sync.revision)
+        #expect(recipe.received.forms == theirs.received.forms)
+        var again = theirs
+        again.description = "mine"
+        again.received.forms = ["description": #""mine""#]
+        #expect(try fixture.pull(.live(version: 3, fields: again)) == .acknowledged)
+        #expect(try fixture.recipe().received.forms == again.received.forms)
+    }
+
     @Test("an import again writes the page over its recipe in one revision, or nothing when it is the same")
     func importAgain() throws {
         let dir = TemporaryDirectory()
