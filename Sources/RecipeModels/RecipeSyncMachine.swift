@@ -131,6 +131,7 @@ public enum RecipeSyncMachine {
     /// Whether an explicit `recipes sync <id>` has nothing to send: the server has the current revision.
     public static func isOnServer(_ record: SyncRecord) -> Bool {
         !record.sync.deleted && record.sync.state == .synced && record.sync.revision <= record.sync.syncedRevision
+            && record.sync.serverVersion != nil  // nil: synced to a server this home has left, not to this one
     }
 
     /// The process holding `record`'s lease when it is another live one (`isOwnerAlive`), else nil.

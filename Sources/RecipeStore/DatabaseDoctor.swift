@@ -140,6 +140,9 @@ public enum DatabaseDoctor {
     /// Whether another process has the database at `path` open, as SQLite's own locks say: the shared lock every
     /// connection holds on the `-shm` file, and the locks on the database file's lock bytes.
     /// See https://www.sqlite.org/lockingv3.html and https://www.sqlite.org/walformat.html.
+    ///
+    /// The one place recipes opens the database files itself (see `DatabaseFiles`): only once this process's own
+    /// connection is closed, so that it holds no lock the `close` could drop.
     static func isInUse(_ path: String) -> Bool {
         func locked(_ file: String, start: off_t, length: off_t) -> Bool {
             let fd = open(file, O_RDONLY | O_CLOEXEC)

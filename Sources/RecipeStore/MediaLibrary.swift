@@ -26,7 +26,11 @@ public struct MediaLibrary: Sendable {
         self.directory = directory
         self.writer = writer
         directoryPath = directory.path
+        database = DatabaseFiles(home: RecipesHome(url: directory.deletingLastPathComponent(), isExplicit: true))
     }
+
+    /// The database files of the home this folder belongs to, which an image to attach may never be.
+    let database: DatabaseFiles
 
     /// `directory.path`, kept: building paths with `URL` for every file was measurable in a long sync.
     private let directoryPath: String
@@ -38,9 +42,9 @@ public struct MediaLibrary: Sendable {
     /// copies it under a temporary name in the media folder, hashing it on the way.
     ///
     /// Anything but a regular file (a folder, a named pipe, a socket, a device) is refused before it is read, and
-    /// without waiting: see `openRegularFile`.
+    /// without waiting, and so is one of the home's database files: see `UserFile.open`.
     public func stage(from sourcePath: String, maxBytes: Int64 = defaultMaxBytes) throws(StoreError) -> StagedImage {
-        let (source, size) = try Self.openRegularFile(sourcePath)
+        let (source, size) = try openRegularFile(sourcePath)
         defer { close(source) }
         guard size <= maxBytes else {
             throw StoreError(.imageTooLarge(path: sourcePath, bytes: size, limit: maxBytes))
@@ -96,47 +100,19 @@ public struct MediaLibrary: Sendable {
         return StagedImage(sha256: digest, format: format, byteCount: total, temporaryPath: temporaryPath)
     }
 
-    /// Opens `path` for reading when it is a regular file (a symbolic link to one counts), and answers the
-    /// descriptor and the file's size; anything else is refused, saying what it is.
-    ///
-    /// `open` on a named pipe waits until a writer appears, and opening a device can have effects of its own, so the
-    /// type is checked with `stat` before opening; the open itself does not wait (`O_NONBLOCK`) and does not take a
-    /// controlling terminal, and `fstat` checks again what was opened, in case the path was replaced in between.
-    static func openRegularFile(_ path: String) throws(StoreError) -> (descriptor: Int32, size: Int64) {
-        func failure(_ code: Int32) -> StoreError {
-            if code == ENOENT || code == ENOTDIR { return StoreError(.imageNotFound(path: path)) }
-            return StoreError(.imageUnreadable(path: path, detail: ErrnoError(code, .open, path: path).reason))
-        }
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw failure(errno) }
-        if let special = specialFile(info.st_mode) { throw StoreError(.imageNotRegularFile(path: path, type: special)) }
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure(errno) }
-        var opened = stat()
-        guard fstat(descriptor, &opened) == 0 else {
-            let code = errno
-            close(descriptor)
-            throw failure(code)
-        }
-        if let special = specialFile(opened.st_mode) {
-            close(descriptor)
-            throw StoreError(.imageNotRegularFile(path: path, type: special))
-        }
-        // Reads of a regular file do not wait anyway; the flag is cleared so that they never report EAGAIN.
-        let flags = fcntl(descriptor, F_GETFL)
-        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
-        return (descriptor, Int64(opened.st_size))
-    }
-
-    /// What a file of mode `mode` is when it is not a regular file, or nil for a regular file.
-    static func specialFile(_ mode: mode_t) -> StoreError.SpecialFile? {
-        switch mode & S_IFMT {
-        case S_IFREG: nil
-        case S_IFDIR: .folder
-        case S_IFIFO: .namedPipe
-        case S_IFSOCK: .socket
-        case S_IFCHR, S_IFBLK: .device
-        default: .other
+    /// Opens `path` for reading when it is a regular file (see `UserFile.open`), in the image's words when it is
+    /// not one.
+    func openRegularFile(_ path: String) throws(StoreError) -> (descriptor: Int32, size: Int64) {
+        do throws(UserFile.Refusal) {
+            return try UserFile.open(path, refusing: database)
+        } catch {
+            switch error {
+            case .notFound: throw StoreError(.imageNotFound(path: path))
+            case .notRegular(let special): throw StoreError(.imageNotRegularFile(path: path, type: special))
+            case .databaseFile: throw StoreError(.databaseFileGiven(path: path))
+            case .unreadable(let reason): throw StoreError(.imageUnreadable(path: path, detail: reason))
+            case .tooLarge: throw StoreError(.imageUnreadable(path: path, detail: "too large"))  // open checks no size
+            }
         }
     }
 

@@ -30,8 +30,10 @@ extension RecipeStore {
         let outcome: Outcome = try edit { db in
             let row = try Self.editableRow(db, id: id)
             if let expectingRevision, (row["revision"] as Int64) != expectingRevision { return .changedMeanwhile }
+            let sent = try SentDraft.beforeEdit(row, id: id, db)
             let before = try Self.conflictBeforeEdit(row, id: id, db)
             guard try Self.write(content, received: received, over: row, db) else { return .unchanged }
+            try sent?.remember(id, db)
             try markChanged(id, settling: before, in: db)
             return .saved
         }

@@ -35,8 +35,10 @@ extension RecipeStore {
         func apply(keeping kept: String?) -> (Database) throws -> Recipe {
             { db in
                 let current = try Self.editableRow(db, id: id)
+                let sent = try SentDraft.beforeEdit(current, id: id, db)
                 let before = try Self.conflictBeforeEdit(current, id: id, db)
                 try Self.perform(change, on: id, in: db)
+                try sent?.remember(id, db)
                 try self.markChanged(id, settling: before, in: db)
                 if kept != nil || change == .clearImage {
                     unneededCopy = try Self.unreferencedCopy(current["image_file"], keeping: kept, db)
@@ -73,6 +75,7 @@ extension RecipeStore {
     public func delete(_ id: Int64) throws(StoreError) {
         let change = { (db: Database) throws -> String? in
             let row = try Self.editableRow(db, id: id)
+            try SentDraft.beforeEdit(row, id: id, db)?.remember(id, db)
             // Removed at once when the server never saw it, else `deleting` (RecipeSyncMachine decides).
             let transition = try Self.apply(.deleted, to: id, db)
             if transition?.effects.contains(.removeRecipe) == false {

@@ -32,6 +32,9 @@ public enum ServerCopyOutcome: Sendable, Equatable {
     case merged(pending: Bool)
     /// A person must choose (and `status` says what).
     case conflict(RecipeConflict)
+    /// Not taken: the server's copy breaks the store's rules (`RecipeStore.refusal(of:)`, which says why); the recipe
+    /// stays as it was here.
+    case refused(String)
     /// Deleted on the server, not changed here: removed here too.
     case removed
 }
@@ -40,7 +43,8 @@ extension RecipeStore {
     /// Applies the server's copy of recipe `uuid` inside the caller's transaction and returns what it did and the
     /// recipe's local id (nil when it is gone or never was here).
     ///
-    /// The rules are CONTRACT section 6's: a change not newer than the local base is nothing; an unknown recipe is
+    /// A copy the store's rules refuse (`refusal(of:)`) changes nothing. Otherwise the rules are CONTRACT section 6's:
+    /// a change not newer than the local base is nothing; an unknown recipe is
     /// added; without local edits the server's fields replace the local ones; with local edits the fields are merged
     /// three ways (`RecipeMerge`), a field changed differently on both sides being a conflict that keeps the local value;
     /// a deletion on one side against a change on the other is a conflict; fields equal to the server's make the
@@ -51,6 +55,7 @@ extension RecipeStore {
     ) throws -> (id: Int64?, outcome: ServerCopyOutcome) {
         let row = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT \(recipeColumns) FROM recipes WHERE uuid = ?"), arguments: [uuid.lowercasedString])
+        if let reason = refusal(of: copy) { return (row.map { $0["id"] as Int64 }, .refused(reason)) }
         guard let row else {
             guard case .live(let version, let theirs) = copy else { return (nil, .unchanged) }
             return (try insert(theirs, uuid: uuid, version: version, images: images, now: now, db), .added)
@@ -73,6 +78,15 @@ extension RecipeStore {
         }
         let local = RecipeFields(recipe)
         let edited = sync.deleted || sync.revision > sync.syncedRevision || sync.serverVersion == nil
+        // This device's own upload whose answer was lost, edited since: that version is the base (CONTRACT section 6).
+        let ownWrite: Bool
+        if edited, case .live(let version, let theirs) = copy,
+           let sent = try SentDraft.current(of: id, serverVersion: sync.serverVersion, db) {
+            ownWrite = sent.version == version && sent.fields == theirs
+        } else {
+            ownWrite = false
+        }
+        try SentDraft.forget(id, db)
         func record(_ outcome: RecipeSyncMachine.MergeOutcome, base: RecipeFields?, changed: Bool, deleted: Bool) throws {
             try apply(.merged(version: version, base: base, outcome: outcome, fieldsChanged: changed, deleted: deleted), to: id, db)
             if changed { try touch(id, now, db) }
@@ -87,7 +101,7 @@ extension RecipeStore {
             return (id, .conflict(.deletedOnServer))
         case .live(_, let theirs):
             if sync.deleted {
-                if let base = sync.base, theirs == base {
+                if ownWrite || sync.base == theirs {
                     try record(.pending, base: theirs, changed: false, deleted: true)
                     return (id, .unchanged)
                 }
@@ -104,8 +118,9 @@ extension RecipeStore {
                 try record(.synced, base: theirs, changed: false, deleted: false)
                 return (id, .acknowledged)
             }
-            if let base = sync.base, theirs == base {
-                // The server has the fields this draft started from: the draft is pushed over the newer version.
+            if ownWrite || sync.base == theirs {
+                // The server has the fields this draft started from, or the draft this device sent before the edits
+                // made since: the draft is pushed over the newer version.
                 try writeForms(theirs, to: id, db)
                 try record(.pending, base: theirs, changed: false, deleted: false)
                 return (id, .unchanged)

@@ -1,13 +1,14 @@
 import CSQLite
 import Foundation
 import GRDB
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
 
 extension RecipeStore {
     /// Whether a sync of every due recipe would find nothing at all to do in `home`: no recipe pending, waiting,
-    /// deleting or uploading, no migration missing, and no file recipes wrote in `media/` or `outbox/` (a cancelled or
+    /// deleting or uploading, none a new server's interrupted first pass still owes an upload, no migration missing, and no file recipes wrote in `media/` or `outbox/` (a cancelled or
     /// failed recipe's kept copy, or anything a sync might collect, leaves the answer to the sync itself: false).
     ///
     /// Answered without opening the store, which writes on every open (GRDB makes sure a WAL file exists by creating
@@ -45,7 +46,9 @@ extension RecipeStore {
                 return try queue.read { db in
                     // The file replaced since the check (SQLite creates an empty one when it is gone): not idle.
                     guard try db.tableExists("recipes"),
-                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates))") == false,
+                        try Bool.fetchOne(db, sql: """
+                            SELECT EXISTS (SELECT 1 FROM recipes WHERE state IN \(unsyncedStates) OR \(owedToNewServer))
+                            """) == false,
                         let row = try Row.fetchOne(db, sql: "SELECT server_id, seq FROM sync_cursor WHERE id = 1")
                     else { return nil }
                     return FeedCursor(server: row["server_id"], seq: row["seq"])
@@ -74,16 +77,19 @@ extension RecipeStore {
     static func preflight(
         path: String, known: [String], keepOpen: Bool = false
     ) throws(StoreError) -> (queue: DatabaseQueue?, applied: [String]) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return (nil, []) }
-        if isDirectory.boolValue { throw StoreError(.notADatabase(path: path)) }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError(.cannotOpen(path: path, detail: "permission denied"))
+        // Only SQLite opens the file: closing any other descriptor of it would drop every POSIX lock this process
+        // holds on it (another connection's, as in the REPL, which reopens the database to write), and another
+        // process would then take itself for the last user and remove the WAL under it
+        // (https://www.sqlite.org/howtocorrupt.html#_posix_advisory_locks_canceled_by_a_separate_thread_doing_close_).
+        // `stat` opens nothing; a file that is not SQLite is refused by SQLite's own first read (SQLITE_NOTADB).
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return (nil, []) }
+            throw StoreError(.cannotOpen(path: path, detail: ErrnoError(errno, .inspect, path: path).reason))
         }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        try? handle.close()
-        if header.isEmpty { return (nil, []) }  // an empty file is an empty database
-        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError(.notADatabase(path: path)) }
+        try refuseSecondName(path, info)
+        if info.st_mode & S_IFMT == S_IFDIR { throw StoreError(.notADatabase(path: path)) }
+        if info.st_size == 0 { return (nil, []) }  // an empty file is an empty database
 
         var opened: DatabaseQueue?
         do {
@@ -105,6 +111,21 @@ extension RecipeStore {
         } catch {
             try? opened?.close()
             throw translate(error, path: path)
+        }
+    }
+
+    /// Refuses a database file (`info`, from `lstat`) that has another name: a symbolic link (to another home's
+    /// database, say: two homes would then write one file, each believing it is its own) or a file with several
+    /// hard links. SQLite keeps a `-wal` and a `-shm` file beside each name, so two names of one database make two
+    /// logs of one file, and a change committed through one is lost or corrupts the file through the other
+    /// (https://www.sqlite.org/howtocorrupt.html#_multiple_links_to_the_same_file).
+    static func refuseSecondName(_ path: String, _ info: stat) throws(StoreError) {
+        if info.st_mode & S_IFMT == S_IFLNK {
+            let destination = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "another file"
+            throw StoreError(.linkedDatabase(path: path, detail: "a symbolic link to \(destination)"))
+        }
+        if info.st_mode & S_IFMT == S_IFREG, info.st_nlink > 1 {
+            throw StoreError(.linkedDatabase(path: path, detail: "one of \(info.st_nlink) names (hard links) of one file"))
         }
     }
 

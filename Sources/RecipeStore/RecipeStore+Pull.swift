@@ -63,6 +63,8 @@ public enum StaleMerge: Sendable, Equatable {
     case synced(revision: Int64, version: Int64, base: RecipeFields)
     /// A person must choose.
     case conflict(RecipeConflict)
+    /// The server's copy breaks the store's rules (why, in words): nothing was changed, nothing can be pushed over it.
+    case refused(String)
     /// The recipe is gone (deleted on the server and not changed here), or this process no longer holds its lease.
     case gone
 }
@@ -93,11 +95,24 @@ extension RecipeStore {
         }
     }
 
-    /// After a full pass of a new server's feed: the recipes it did not list (still without a server version) are
-    /// uploaded again as new; deletions of recipes it never had are done here.
+    /// The recipes a new server's full pass still owes an upload as new: synced to the server before, forgotten by
+    /// `startFeed` in the transaction that stored the new server's id, and not listed by its feed since. Until the
+    /// pass ends they say so (`isOwedToNewServer`), whatever interrupted it: a later pull finishes the pass.
+    static let owedToNewServer = "server_version IS NULL AND synced_revision > 0 AND (state = 'synced' OR deleted = 1)"
+
+    /// Whether a new server's full pass is still owed (see `owedToNewServer`): the next complete pull ends it.
+    public func owesServerChange() throws(StoreError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE \(Self.owedToNewServer))") ?? false
+        }
+    }
+
+    /// After a full pass of a new server's feed (in this run or, when a run was interrupted, over several): the
+    /// recipes it did not list (still without a server version) are uploaded again as new; deletions of recipes it
+    /// never had are done here.
     public func finishServerChange() throws(StoreError) {
         try write { db in
-            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM recipes WHERE server_version IS NULL AND synced_revision > 0")
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM recipes WHERE \(Self.owedToNewServer)")
             for id in ids {
                 guard let recipe = try Self.storedRecipe(id, db) else { continue }
                 if recipe.sync.deleted {
@@ -122,7 +137,7 @@ extension RecipeStore {
             var localIDs: [UUID: Int64] = [:]
             for (index, change) in changes.enumerated() {
                 let local = try Self.localCopy(of: change, db)
-                if local?.hasChange == true { continue }
+                if local?.hasChange == true || Self.refusal(of: change.copy) != nil { continue }  // nothing to apply
                 let id = local?.id
                 if let id { localIDs[change.uuid] = id }
                 let recipe = try id.flatMap { id throws in try Self.storedRecipe(id, db) }
@@ -225,6 +240,8 @@ extension RecipeStore {
                 return .conflict(conflict)
             case .removed:
                 return .gone
+            case .refused(let reason):
+                return .refused(reason)
             default:
                 if recipe.sync.state == .synced, let version = recipe.sync.serverVersion, let base = recipe.sync.base {
                     return .synced(revision: recipe.sync.revision, version: version, base: base)

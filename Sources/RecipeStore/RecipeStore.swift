@@ -102,7 +102,7 @@ public final class RecipeStore: Sendable {
         try home.createDirectories()  // after the check: a refused home is left as it was, without new folders
         createdWALFiles = false
         do {
-            pool = try DatabasePool(path: path, configuration: Self.connectionConfiguration())
+            pool = try Self.openPool(path: path)
             // Every commit reaches the disk before it returns, so an edit the user saw succeed survives a power
             // cut. Set on the writer after the pool is open: GRDB turns WAL connections to NORMAL while opening
             // them, after `prepareDatabase` has run, and NORMAL may lose the last commits on a power cut.
@@ -112,6 +112,22 @@ public final class RecipeStore: Sendable {
         }
         // Only a home that lacks a migration takes the write lock; everyday commands open it read-mostly.
         if applied != known { try migrate(migrations) }
+    }
+
+    /// GRDB's pool for the database at `path`.
+    ///
+    /// Opening it, GRDB looks at the `-wal` file's size after checking that it exists (to make sure a non-empty WAL
+    /// exists); another process that closes the database as its last user removes that file, and in between the
+    /// look fails with Foundation's "no such file". The open is tried again then: the WAL is simply made anew.
+    private static func openPool(path: String) throws -> DatabasePool {
+        var attempts = 1
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: connectionConfiguration())
+            } catch let error as CocoaError where error.code == .fileReadNoSuchFile && attempts < 5 {
+                attempts += 1
+            }
+        }
     }
 
     deinit {
@@ -275,9 +291,12 @@ public final class RecipeStore: Sendable {
 
     /// Turns a GRDB/SQLite error into a store error that says what to do; `inChange` when it was met inside a change,
     /// which was rolled back.
-    static func translate(_ error: any Error, path: String, inChange: Bool = false) -> StoreError {
+    static func translate(
+        _ error: any Error, path: String, inChange: Bool = false, freeBytes: (String) -> Int64? = freeBytes(near:)
+    ) -> StoreError {
         if let error = error as? StoreError { return error }
         if let db = error as? DatabaseError {
+            if let full = diskFull(db.resultCode, path: path, inChange: inChange, freeBytes: freeBytes) { return full }
             switch db.resultCode {
             case .SQLITE_NOTADB: return StoreError(.notADatabase(path: path))
             case .SQLITE_CORRUPT:

@@ -11,6 +11,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         /// SQLite found the file damaged; `changeDiscarded` when it was met inside a change, which was rolled back.
         case corruptDatabase(path: String, detail: String, changeDiscarded: Bool)
         case cannotOpen(path: String, detail: String)
+        /// The database file has another name (`detail`: a symbolic link, hard links): refused, left untouched.
+        case linkedDatabase(path: String, detail: String)
         case unknownRecipe(id: Int64)
         case recipeDeleted(id: Int64)
         case indexOutOfRange(what: String, index: Int, count: Int, id: Int64, allowingEnd: Bool = false)
@@ -21,6 +23,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case recipeExists(uuid: String)
         case changeRefused
         case imageNotFound(path: String)
+        /// A file given to read (an image, a recipe file) is the home's database or one of its files.
+        case databaseFileGiven(path: String)
         case imageNotRegularFile(path: String, type: SpecialFile)
         case imageUnreadable(path: String, detail: String)
         case imageTooLarge(path: String, bytes: Int64, limit: Int64)
@@ -31,6 +35,9 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         /// A folder recipes writes and deletes its own files in (`media/`, `outbox/`, `images/`) is a symbolic link.
         case symlinkedFolder(path: String, destination: String)
         case database(detail: String)
+        /// The disk holding the database is full (`freeBytes` left on it); `changeDiscarded` when a change was rolled
+        /// back.
+        case diskFull(path: String, freeBytes: Int64, changeDiscarded: Bool)
         case downloadRefused(sha256: String, reason: String)
         case unknownConflict(id: Int64)
         case resolution(detail: String)
@@ -73,6 +80,11 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
                 + "into a new database"
         case .cannotOpen(let path, let detail):
             return "cannot open \(path): \(detail); check the path and its permissions"
+        case .linkedDatabase(let path, let detail):
+            return "\(path) is \(detail); recipes uses a database under its own name only (SQLite keeps its log beside "
+                + "each name, and two names of one database lose changes and damage it): put the database itself there "
+                + "(`cp --remove-destination` the file it names, once no recipes command runs), or choose that home "
+                + "with --home; nothing was changed"
         case .unknownRecipe(let id):
             return "no recipe with id \(id); `list` shows the ids"
         case .recipeDeleted(let id):
@@ -83,6 +95,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             return "recipe \(id) has no \(what) \(index); \(range)"
         case .emptyTitle:
             return "a title cannot be empty; give the recipe a name"
+        case .databaseFileGiven(let path):
+            return "\(path) is this home's database (or one of its files), which only SQLite may open; give another file"
         case .imageNotFound(let path):
             return "\(path): no such file; check the path"
         case .invalidText(let field, let problem):
@@ -123,6 +137,10 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
                 + "is) and run the command again"
         case .database(let detail):
             return "database error: \(detail)"
+        case .diskFull(let path, let free, let changeDiscarded):
+            return "the disk holding \(path) is full (\(free / 1024) KiB free), so recipes cannot use its database; "
+                + (changeDiscarded ? "this change was not saved; " : "")
+                + "free some space there (or move the home and give it with --home) and try again"
         case .downloadRefused(let sha256, let reason):
             return "the server's image \(sha256.prefix(12))… was not kept: \(reason); nothing of it was applied"
         case .unknownConflict(let id):

@@ -129,7 +129,7 @@ struct ChainConclusion: Sendable {
         let message = describe(error)
         guard let failure = error as? StepFailure, case .transient(let asked?) = failure.kind, asked > cap
         else { return message }
-        return message + "; the server asked to wait \(Int64(asked / .seconds(1))) s, recipes waits \(Int(cap / .seconds(3600))) h at most"
+        return message + "; the server asked to wait \(asked.components.seconds) s, recipes waits \(Int(cap / .seconds(3600))) h at most"
     }
 
     /// An error in words: a step's message, the engine's description, or a localized description.

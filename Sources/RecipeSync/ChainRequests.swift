@@ -95,6 +95,8 @@ struct ChainRequests: Sendable {
                     throw StepFailure(.conflict, conflict.summary)
                 case .gone:
                     throw StepFailure(.later, "the recipe changed on the server and was taken over or removed meanwhile")
+                case .refused(let reason):
+                    throw StepFailure(.permanent, "recipe: not sent over the server's copy: " + reason)
                 }
             }
         }
@@ -119,7 +121,10 @@ struct ChainRequests: Sendable {
             throw StepFailure(.later, "recipe: its image is not on the server yet; the next run sends the image first")
         }
         let base = claim.recipe.sync.serverVersion
-        let version = (base ?? 0) + 1
+        guard let version = ServerNumbers.next(after: base) else {
+            throw StepFailure(.permanent, "recipe: the server version it is based on, \(base ?? 0), is out of range "
+                + "(recipes takes 1 to \(ServerNumbers.maximum)); the server sent a version no server makes")
+        }
         let document = RecipeDocument.encode(claim.recipe, version: version, imageURL: imageURL)
         let sending: Bool
         do {
@@ -227,6 +232,13 @@ struct ChainRequests: Sendable {
         }
         guard response.status == 200 else {
             download.discard()
+            let elsewhere = RequestOrigin(url: url).map { $0 != RequestOrigin(url: api.baseURL) } ?? true
+            if elsewhere, [401, 403].contains(response.status) {
+                // Sent without the token, which goes to server.url's origin only: not the server refusing it.
+                throw StepFailure(.permanent, "\(what): its URL is on another host or port than server.url "
+                    + "(\(RequestOrigin(url: url)?.description ?? "elsewhere")), which asked for credentials (HTTP "
+                    + "\(response.status)); recipes sends the token to server.url's origin only")
+            }
             throw failure(response, what: what)
         }
         do {
@@ -254,6 +266,7 @@ struct ChainRequests: Sendable {
             switch try await mergeServerCopy(into: claim) {
             case .conflict(let conflict): throw StepFailure(.conflict, conflict.summary)
             case .gone, .synced: return .deleted
+            case .refused(let reason): throw StepFailure(.permanent, "delete: not sent over the server's copy: " + reason)
             case .push: throw StepFailure(.later, "the recipe changed on the server while its deletion was sent; a later run goes on")
             }
         }

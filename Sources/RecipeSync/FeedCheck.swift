@@ -25,7 +25,8 @@ public enum FeedCheck: Sendable, Equatable {
         let client: HTTPClient
         do {
             client = try HTTPClient(configuration: HTTPClientConfiguration(
-                bearerToken: settings.token, caBundlePath: settings.caBundlePath, maxConcurrentTransfers: 1))
+                bearerToken: settings.token, tokenOrigin: api.baseURL, caBundlePath: settings.caBundlePath,
+                maxConcurrentTransfers: 1))
         } catch {
             return .changes  // the full run reports what is wrong with the client's settings
         }

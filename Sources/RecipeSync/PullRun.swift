@@ -20,6 +20,10 @@ struct PullRun: Sendable {
     let tally: Locked<SyncSummary>
     let emit: @Sendable (SyncEvent) -> Void
 
+    /// How many times the server's id changed in this run's pulls (a run pulls before and after it pushes): at most
+    /// once is followed (`FeedProgress`).
+    let serverChanges = Locked(0)
+
     /// The most changes a page holds.
     static let pageSize = 100
 
@@ -77,12 +81,27 @@ struct PullRun: Sendable {
         var newServer = false
         var since = cursor.seq
         while true {
-            guard !registry.isStopped, let page = try await fetchPage(since: since) else {
+            if registry.isStopped {
+                // Ctrl-C (or refused credentials): what was downloaded is applied, the rest waits for the next run.
+                _ = try await drain(&pipeline)
+                tally.withLock { $0.pullStopped = $0.pullStopped ?? "interrupted before the server's latest change" }
+                return .stopped
+            }
+            guard let page = try await fetchPage(since: since) else {
                 // What was downloaded before is applied; the cursor stops after it.
                 _ = try await drain(&pipeline)
                 return .stopped
             }
+            if case .stop(let reason) = FeedProgress.judge(
+                page, since: page.server == cursor.server ? since : 0, cursorServer: cursor.server,
+                serverChanges: serverChanges.withLock { $0 })
+            {
+                _ = try await drain(&pipeline)
+                tally.withLock { $0.pullStopped = reason }
+                return .stopped
+            }
             if page.server != cursor.server {
+                serverChanges.withLock { $0 += 1 }
                 // The first pull, or another server, or this one reset: its whole feed, from the start.
                 guard try await drain(&pipeline) else { return .stopped }
                 newServer = cursor.server != nil
@@ -107,7 +126,9 @@ struct PullRun: Sendable {
             since = page.next
         }
         guard try await drain(&pipeline) else { return .stopped }
-        if newServer { try store.finishServerChange() }
+        // The end of a new server's full pass, begun in this run or in one that was interrupted (`startFeed` recorded
+        // what it owes with the server's id).
+        if try newServer || store.owesServerChange() { try store.finishServerChange() }
         return .complete
     }
 
@@ -187,6 +208,11 @@ struct PullRun: Sendable {
         case .removed:
             emit(event(.removed))
             tally.withLock { $0.removed += 1 }
+        case .refused(let reason):
+            // Reported once: the cursor moves past the change, and this home keeps its copy (a push over the server's
+            // copy fails with the same words).
+            emit(event(.failed, error: "not pulled: " + reason + "; this device keeps its copy: fix the recipe on the server"))
+            tally.withLock { $0.failed += 1 }
         }
     }
 

@@ -29,11 +29,12 @@ public struct ServerRecipe: Sendable, Equatable {
         self.init(object: object, members: members)
     }
 
-    /// Reads a document already parsed as a JSON object, with its members as written.
+    /// Reads a document already parsed as a JSON object, with its members as written; the version read exactly
+    /// (`ServerInteger`).
     init?(object: [String: Any], members: [(key: String, value: String)]) {
         guard let read = RecipeJSONLD.readDocument(object: object, members: members),
             let identifierText = read.identifier, let identifier = UUID(text: identifierText.lowercased()),
-            let version = read.version
+            let version = ServerInteger.read(object["version"])
         else { return nil }
         var fields = read.fields
         if let url = object["image"] {
@@ -78,15 +79,15 @@ public struct ChangesPage: Sendable, Equatable {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let server = object["server"] as? String, !server.isEmpty,
             let list = object["changes"] as? [[String: Any]],
-            let next = (object["next"] as? NSNumber).flatMap({ Int64(exactly: $0.doubleValue) }),
+            let next = ServerInteger.read(object["next"]), ServerNumbers.isSequence(next),
             let more = object["more"] as? Bool
         else { return nil }
         guard changeRanges?.count == list.count else { return nil }
         var changes: [ServerChange] = []
         for (index, item) in list.enumerated() {
-            guard let seq = (item["seq"] as? NSNumber).flatMap({ Int64(exactly: $0.doubleValue) }),
+            guard let seq = ServerInteger.read(item["seq"]), ServerNumbers.isSequence(seq), seq > 0,
                 let uuidText = item["uuid"] as? String, let uuid = UUID(text: uuidText.lowercased()),
-                let version = (item["version"] as? NSNumber).flatMap({ Int64(exactly: $0.doubleValue) }),
+                let version = ServerInteger.read(item["version"]),
                 let deleted = item["deleted"] as? Bool, seq > (changes.last?.seq ?? Int64.min)
             else { return nil }
             var recipe: ServerRecipe?
@@ -106,5 +107,18 @@ public struct ChangesPage: Sendable, Equatable {
         self.changes = changes
         self.next = next
         self.more = more
+    }
+}
+
+/// An integer of a server's JSON, exactly as sent.
+///
+/// Read through a `Double` (as before), `9007199254740993` became `9007199254740992` and `9223372036854775807` was
+/// lost; `true` is not 1. Whether the value is in bounds is for its reader to say (`ServerNumbers`; the store refuses
+/// a recipe's version out of them, with a message for that recipe).
+enum ServerInteger {
+    /// The integer `value` holds: nil for anything but a JSON number without a fraction that fits in 64 bits.
+    static func read(_ value: Any?) -> Int64? {
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else { return nil }  // "c": a Bool
+        return value as? Int64
     }
 }

@@ -91,7 +91,8 @@ public final class SyncRun: Sendable {
         }
 
         var configuration = HTTPClientConfiguration(
-            bearerToken: settings.token, caBundlePath: settings.caBundlePath, maxConcurrentTransfers: options.jobs)
+            bearerToken: settings.token, tokenOrigin: api.baseURL, caBundlePath: settings.caBundlePath,
+            maxConcurrentTransfers: options.jobs)
         // Refused credentials stop the run: requests queued behind the refused one are not sent with the same token.
         configuration.haltingStatuses = [401, 403]
         let client: HTTPClient

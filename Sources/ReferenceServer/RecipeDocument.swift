@@ -13,8 +13,13 @@ public struct RecipeDocument: Sendable, Equatable {
     /// `dateModified` as sent, if any.
     public var dateModified: String?
 
-    /// Validates a recipe document uploaded to `PUT /v1/recipes/{pathIdentifier}`; throws a 422 saying what is wrong.
-    public static func validate(_ data: Data, pathIdentifier: String) throws(ServerError) -> RecipeDocument {
+    /// Validates a recipe document uploaded to `PUT /v1/recipes/{pathIdentifier}` through `authority` (the request's
+    /// host and port, which this server's image answers name); throws a 422 saying what is wrong.
+    ///
+    /// A recipe's `image` must be one of this server's own image URLs, `http://<authority>/v1/images/<sha256>`, as its
+    /// image answer gave it: a document naming an image elsewhere (another host or port) would send every client that
+    /// restores it there.
+    public static func validate(_ data: Data, pathIdentifier: String, authority: String) throws(ServerError) -> RecipeDocument {
         let parsed: Any
         do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
             throw .invalid("The body is not valid JSON; send the recipe as a schema.org Recipe JSON object.")
@@ -42,6 +47,10 @@ public struct RecipeDocument: Sendable, Equatable {
             guard let text = image as? String, let sha = imageSHA256FromURL(text) else {
                 throw .invalid("\"image\" must be the url of an image answer of this server (…/v1/images/<sha256>).")
             }
+            guard isOwnImageURL(text, authority: authority) else {
+                throw .invalid("\"image\" must be one of this server's image URLs, http://\(authority)/v1/images/<sha256> as "
+                    + "its image answer gave it; \(text.prefix(200)) is elsewhere.")
+            }
             imageSHA256 = sha
         }
         return RecipeDocument(identifier: identifier, version: version, name: name, imageSHA256: imageSHA256,
@@ -62,6 +71,13 @@ public struct RecipeDocument: Sendable, Equatable {
         guard parts.count == 4, parts[0].isEmpty, parts[1] == "v1", parts[2] == "images" else { return nil }
         let sha = String(parts[3])
         return isSHA256(sha) ? sha : nil
+    }
+
+    /// Whether `url` (an image URL, checked by `imageSHA256FromURL`) is this server's as reached through `authority`:
+    /// `http`, that host (in any case) and that port, and nothing else in its authority (no user information).
+    static func isOwnImageURL(_ url: String, authority: String) -> Bool {
+        let prefix = "http://" + authority.lowercased() + "/"
+        return url.lowercased().hasPrefix(prefix)
     }
 
     /// Whether a string is 64 lowercase hexadecimal digits.

@@ -22,7 +22,7 @@ extension ServerRoutes {
                               message: "Send the recipe with Content-Type: application/json.")
         }
         let data = try await recipeBody(request, context)
-        let recipe = try RecipeDocument.validate(data, pathIdentifier: identifier)
+        let recipe = try RecipeDocument.validate(data, pathIdentifier: identifier, authority: request.head.authority ?? "127.0.0.1")
         switch try await database.putRecipe(recipe, document: data, precondition: precondition) {
         case .unknownImage(let sha):
             throw ServerError.invalid("The recipe's image \(sha) is not on this server; upload the image first.")

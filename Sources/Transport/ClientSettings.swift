@@ -8,6 +8,8 @@ struct ClientSettings: Sendable, CustomStringConvertible, CustomReflectable {
     let userAgent: String
     /// The bearer token, if any.
     let bearerToken: String?
+    /// The origin the token goes to (nil: nowhere).
+    let tokenOrigin: RequestOrigin?
     /// The system CA store plus the extra bundle, as one PEM blob (CURLOPT_CAINFO_BLOB), or nil for the defaults.
     let caBundle: [UInt8]?
     /// CURLOPT_CONNECTTIMEOUT_MS.
@@ -21,6 +23,7 @@ struct ClientSettings: Sendable, CustomStringConvertible, CustomReflectable {
     init(_ configuration: HTTPClientConfiguration, systemBundlePath: String?) throws(TransportError) {
         userAgent = configuration.userAgent
         bearerToken = configuration.bearerToken.flatMap { $0.isEmpty ? nil : $0 }
+        tokenOrigin = configuration.tokenOrigin.flatMap(RequestOrigin.init(url:))
         if let token = bearerToken, token.contains(where: { $0.isNewline || $0 == "\0" }) {
             throw TransportError(kind: .setupFailed, message: "the server token contains a line break; set it again without one")
         }

@@ -55,6 +55,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// The most bytes of an answer's body kept in memory; a larger answer fails as `.responseTooLarge`.
     static let maxResponseBytes = 16 << 20
 
+    /// Whether the request goes to another origin than the token's (`HTTPClientConfiguration.tokenOrigin`): it
+    /// carries no token, and its answer cannot halt the client.
+    private(set) var goesElsewhere = false
+
     /// Set (from any thread) once the caller cancelled; the loop then never starts the transfer.
     let cancelRequested = Atomic<Bool>(false)
 
@@ -104,7 +108,11 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         var lines: [String] = ["Expect:"] // no `Expect: 100-continue` round trip before a body
-        if let token = settings.bearerToken { lines.append("Authorization: Bearer \(token)") }
+        // The token goes to its own server's origin only: never to a URL a server names elsewhere.
+        goesElsewhere = settings.tokenOrigin.map { RequestOrigin(url: request.url) != $0 } ?? false
+        if let token = settings.bearerToken, settings.tokenOrigin != nil, !goesElsewhere {
+            lines.append("Authorization: Bearer \(token)")
+        }
         if let contentType = request.body.contentType { lines.append("Content-Type: \(contentType)") }
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
             guard CurlTransfer.isValidHeader(name: name, value: value) else {

@@ -7,6 +7,9 @@ public struct HTTPClientConfiguration: Sendable, Equatable {
     public var userAgent: String
     /// The bearer token sent as `Authorization: Bearer …`, or nil for none. Never appears in errors.
     public var bearerToken: String?
+    /// The URL of the server the token belongs to: the token goes only to requests of its origin (scheme, host and
+    /// port; see `RequestOrigin`), never to a URL elsewhere. Nil: the token goes nowhere.
+    public var tokenOrigin: String?
     /// A PEM file of extra CA certificates trusted in addition to the system's store (never instead of it).
     public var caBundlePath: String?
     /// How long opening a connection (TCP and TLS) may take.
@@ -20,15 +23,17 @@ public struct HTTPClientConfiguration: Sendable, Equatable {
     public var maxConcurrentTransfers: Int
     /// Answers after which the client sends nothing more (for example 401 and 403: credentials every later request
     /// would carry too). Requests still waiting, and any sent later, fail as `.halted` without reaching the
-    /// server; transfers already on the wire finish. Default: none.
+    /// server; transfers already on the wire finish. An answer from another origin than `tokenOrigin` (which carried
+    /// no token) halts nothing. Default: none.
     public var haltingStatuses: Set<Int> = []
 
     /// Creates a configuration.
-    public init(userAgent: String = "recipes/\(TransportVersion.current)", bearerToken: String? = nil, caBundlePath: String? = nil,
-                connectTimeout: Duration = .seconds(10), lowSpeedLimitBytesPerSecond: Int = 256, lowSpeedTime: Duration = .seconds(30),
-                maxConcurrentTransfers: Int = 4) {
+    public init(userAgent: String = "recipes/\(TransportVersion.current)", bearerToken: String? = nil, tokenOrigin: String? = nil,
+                caBundlePath: String? = nil, connectTimeout: Duration = .seconds(10), lowSpeedLimitBytesPerSecond: Int = 256,
+                lowSpeedTime: Duration = .seconds(30), maxConcurrentTransfers: Int = 4) {
         self.userAgent = userAgent
         self.bearerToken = bearerToken
+        self.tokenOrigin = tokenOrigin
         self.caBundlePath = caBundlePath
         self.connectTimeout = connectTimeout
         self.lowSpeedLimitBytesPerSecond = lowSpeedLimitBytesPerSecond
@@ -41,7 +46,7 @@ extension HTTPClientConfiguration: CustomStringConvertible, CustomDebugStringCon
     /// Every setting, with the bearer token shown as `<redacted>`.
     public var description: String {
         "HTTPClientConfiguration(userAgent: \(userAgent.debugDescription), bearerToken: \(bearerToken == nil ? "nil" : "<redacted>"), "
-            + "caBundlePath: \(caBundlePath?.debugDescription ?? "nil"), connectTimeout: \(connectTimeout), "
+            + "tokenOrigin: \(tokenOrigin?.debugDescription ?? "nil"), caBundlePath: \(caBundlePath?.debugDescription ?? "nil"), connectTimeout: \(connectTimeout), "
             + "lowSpeedLimitBytesPerSecond: \(lowSpeedLimitBytesPerSecond), lowSpeedTime: \(lowSpeedTime), "
             + "maxConcurrentTransfers: \(maxConcurrentTransfers))"
     }
@@ -54,6 +59,7 @@ extension HTTPClientConfiguration: CustomStringConvertible, CustomDebugStringCon
         Mirror(self, children: [
             "userAgent": userAgent,
             "bearerToken": bearerToken.map { _ in "<redacted>" } as Any,
+            "tokenOrigin": tokenOrigin as Any,
             "caBundlePath": caBundlePath as Any,
             "connectTimeout": connectTimeout,
             "lowSpeedLimitBytesPerSecond": lowSpeedLimitBytesPerSecond,

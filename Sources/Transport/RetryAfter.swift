@@ -15,7 +15,8 @@ public func parseRetryAfter(_ value: String, now: Date) -> Duration? {
     guard let date = HTTPDate.parse(trimmed) else { return nil }
     let delay = date.timeIntervalSince(now)
     guard delay > 0 else { return .zero }
-    return .milliseconds(Int64((delay * 1000).rounded(.up)))
+    // A date thousands of years ahead (asctime's year has any number of digits) stays a number of milliseconds.
+    return .milliseconds(Int64((min(delay, 1e12) * 1000).rounded(.up)))
 }
 
 /// The three date formats of RFC 9110 section 5.6.7, parsed without a locale-dependent formatter.

@@ -131,7 +131,12 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
                     guard let id = byHandle.removeValue(forKey: handle), let transfer = active.removeValue(forKey: id) else { continue }
                     multi.remove(transfer.easy)
                     let result = transfer.result(for: code)
-                    let halts = if case .success(let response) = result { haltingStatuses.contains(response.status) } else { false }
+                    // Only the token's own server refuses it: a host elsewhere asking for credentials stops nothing.
+                    let halts = if case .success(let response) = result, !transfer.goesElsewhere {
+                        haltingStatuses.contains(response.status)
+                    } else {
+                        false
+                    }
                     transfer.finish(result)
                     if halts { halt() }   // after: the refused request's caller hears of it first
                     finishedAny = true

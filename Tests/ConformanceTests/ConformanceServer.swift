@@ -62,7 +62,8 @@ func withConformanceServer(faults: [String] = [], serverToken: String? = nil, cl
         dataDirectory: directory + "/data", port: 0, token: serverToken, maxImageBytes: maxImageBytes,
         faults: try faults.map { try FaultRule.parse($0) }, synchronousImageWrites: false)
     let running = try await ReferenceServer(configuration: configuration, logger: quietLogger).start()
-    let client = try HTTPClient(configuration: HTTPClientConfiguration(bearerToken: clientToken, connectTimeout: .seconds(5)))
+    let client = try HTTPClient(configuration: HTTPClientConfiguration(
+        bearerToken: clientToken, tokenOrigin: running.baseURL, connectTimeout: .seconds(5)))
     let server = ConformanceServer(running: running, client: client, directory: directory)
     do {
         try await body(server)

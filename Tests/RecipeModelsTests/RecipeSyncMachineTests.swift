@@ -292,11 +292,21 @@ struct RecipeSyncMachineTests {
         }
     }
 
-    @Test("on the server: synced at its revision and not deleted")
+    @Test("on the server: synced at its revision, based on a version of this server, and not deleted")
     func onServer() {
-        #expect(RecipeSyncMachine.isOnServer(Self.record { $0.sync.state = .synced; $0.sync.syncedRevision = 3 }))
-        #expect(!RecipeSyncMachine.isOnServer(Self.record { $0.sync.state = .synced; $0.sync.syncedRevision = 2 }))
-        #expect(!RecipeSyncMachine.isOnServer(Self.record { $0.sync.state = .synced; $0.sync.syncedRevision = 3; $0.sync.deleted = true }))
+        func synced(_ change: (inout SyncRecord) -> Void = { _ in }) -> SyncRecord {
+            Self.record { record in
+                record.sync.state = .synced
+                record.sync.syncedRevision = 3
+                record.sync.serverVersion = 3
+                change(&record)
+            }
+        }
+        #expect(RecipeSyncMachine.isOnServer(synced()))
+        #expect(!RecipeSyncMachine.isOnServer(synced { $0.sync.syncedRevision = 2 }))
+        #expect(!RecipeSyncMachine.isOnServer(synced { $0.sync.deleted = true }))
+        // Synced to a server this home has left (a new server's first pass owes it an upload).
+        #expect(!RecipeSyncMachine.isOnServer(synced { $0.sync.serverVersion = nil }))
     }
 
     @Test("busy elsewhere: another live process's unexpired lease; never this process's, a lapsed or a dead one")

@@ -105,7 +105,7 @@ struct SyncServer: Sendable {
 
     /// Sends one request straight to the server (the test playing another client).
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let client = try HTTPClient(configuration: HTTPClientConfiguration(bearerToken: token))
+        let client = try HTTPClient(configuration: HTTPClientConfiguration(bearerToken: token, tokenOrigin: baseURL))
         return try await client.send(request)
     }
 

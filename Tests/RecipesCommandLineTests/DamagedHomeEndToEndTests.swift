@@ -122,4 +122,35 @@ struct DamagedHomeEndToEndTests {
         #expect(fileBytes(path) == before)
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir.homePath)) == ["recipes.sqlite3", "media", "outbox", "logs"])
     }
+
+    @Test("a home the user may not read (another user's, mode 0700): list, status, show, search and the REPL say so and exit 1")
+    func unreadableHome() throws {
+        let dir = TemporaryDirectory()
+        try fillHome(dir.home, count: 2)
+        let path = dir.home.databaseURL.path
+        // As root no permission applies: the commands run as `nobody`, for whom root's 0700 home is closed. As any
+        // other user the home is closed to its owner too (mode 0).
+        let asRoot = geteuid() == 0
+        var prefix: [String] = []
+        if asRoot {
+            try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "setpriv is needed to drop root")
+            let binary = dir.url.appendingPathComponent("recipes").path
+            if link(builtProduct("recipes").path, binary) != 0 {
+                try FileManager.default.copyItem(atPath: builtProduct("recipes").path, toPath: binary)
+            }
+            prefix = ["--reuid=65534", "--regid=65534", "--clear-groups", binary]
+            chmod(dir.url.path, 0o755)
+            chmod(dir.homePath, 0o700)
+        } else {
+            chmod(dir.homePath, 0)
+        }
+        defer { chmod(dir.homePath, 0o700) }
+        for arguments in [["list"], ["status"], ["status", "--json"], ["show", "1"], ["search", "recipe"], ["edit"]] {
+            let result = try runRecipes(prefix + arguments + ["--home", dir.homePath], input: "list\n",
+                                        executable: asRoot ? URL(fileURLWithPath: "/usr/bin/setpriv") : nil)
+            #expect(result.status == 1, "\(arguments): \(result)")
+            #expect(result.stderr.contains("cannot open \(path): Permission denied"), "\(arguments): \(result)")
+            #expect(!result.stdout.contains("no recipes yet") && !result.stdout.contains("[]"), "\(arguments): \(result)")
+        }
+    }
 }

@@ -165,4 +165,32 @@ struct EditorTests {
         #expect(try store.recipe(id: 1).title == "Ours")
         #expect(leftovers(dir).isEmpty)
     }
+
+    @Test("a card the editor replaced by a symbolic link is read, but the merged card is written in its place, not through it")
+    func mergedCardNotWrittenThroughLink() throws {
+        let (dir, store) = try home()
+        let recipes = builtProduct("recipes").path
+        let outside = dir.url.appendingPathComponent("outside.txt").path
+        let editor = try editorScript(dir, "link.sh", """
+            count=$(cat "$0.count" 2>/dev/null || echo 0); echo $((count + 1)) > "$0.count"
+            if [ "$count" = 0 ]; then
+                echo 'title 1 Theirs' | '\(recipes)' edit --home '\(dir.homePath)' >/dev/null
+                sed 's/^Title: .*/Title: Ours/' "$1" > '\(outside)'
+                rm "$1" && ln -s '\(outside)' "$1"
+            else
+                test -L "$1" && echo "still a link" >&2
+                cp "$1" '\(dir.url.path)/second-round.txt'
+            fi
+            """)
+        let result = try runRecipes(["edit", "1", "--home", dir.homePath], input: "y\n", environment: ["EDITOR": editor])
+        let kept = try String(contentsOfFile: outside, encoding: .utf8)
+        #expect(!kept.contains("yours"), "the merged card was written through the link:\n\(kept)")
+        #expect(kept.contains("Title: Ours"))
+        #expect(result.status == 0 && result.stdout == "saved recipe 1 (revision 5)\n", "\(result)")
+        #expect(!result.stderr.contains("still a link"), "\(result)")
+        let second = try String(contentsOfFile: dir.url.path + "/second-round.txt", encoding: .utf8)
+        #expect(second.contains("#   title: yours \"Ours\", now \"Theirs\""), "\(second)")
+        #expect(try store.recipe(id: 1).title == "Ours")
+        #expect(leftovers(dir).isEmpty)
+    }
 }

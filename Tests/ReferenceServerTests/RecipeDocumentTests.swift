@@ -15,7 +15,7 @@ struct RecipeDocumentTests {
 
     private func problem(_ data: Data, path: String? = nil) -> String? {
         do {
-            _ = try RecipeDocument.validate(data, pathIdentifier: path ?? id)
+            _ = try RecipeDocument.validate(data, pathIdentifier: path ?? id, authority: "127.0.0.1:8080")
             return nil
         } catch {
             #expect(error.status == .unprocessableContent)
@@ -25,7 +25,8 @@ struct RecipeDocumentTests {
 
     @Test("a valid recipe yields its identifier, version, name and image hash; the path uuid may differ in case")
     func valid() throws {
-        let recipe = try RecipeDocument.validate(body(["image": "http://127.0.0.1:8080/v1/images/\(sha)"]), pathIdentifier: id.lowercased())
+        let recipe = try RecipeDocument.validate(
+            body(["image": "http://127.0.0.1:8080/v1/images/\(sha)"]), pathIdentifier: id.lowercased(), authority: "127.0.0.1:8080")
         #expect(recipe == RecipeDocument(identifier: id, version: 3, name: "Soup", imageSHA256: sha, dateModified: nil))
     }
 
@@ -47,6 +48,18 @@ struct RecipeDocumentTests {
         let changes = try #require(JSONSerialization.jsonObject(with: Data(patch.utf8)) as? [String: Any])
         let message = problem(body(changes))
         #expect(message?.contains(field) == true, "\(message ?? "accepted")")
+    }
+
+    @Test("an image URL elsewhere than this server, as the request reached it, is a 422 naming the URL it must be")
+    func imageElsewhere() {
+        for url in ["http://127.0.0.1:8081/v1/images/\(sha)", "http://evil.example/v1/images/\(sha)",
+                    "https://127.0.0.1:8080/v1/images/\(sha)", "http://127.0.0.1:8080@evil.example/v1/images/\(sha)",
+                    "http://127.0.0.1:80800/v1/images/\(sha)"] {
+            let message = problem(body(["image": url]))
+            #expect(message?.hasPrefix("\"image\" must be one of this server's image URLs, http://127.0.0.1:8080/v1/images/<sha256>") == true,
+                    "\(url): \(message ?? "accepted")")
+        }
+        #expect(problem(body(["image": "HTTP://127.0.0.1:8080/v1/images/\(sha)"])) == nil)
     }
 
     @Test("a body that is not a JSON object is a 422")

@@ -108,6 +108,27 @@ struct RecipeRouteTests {
         }
     }
 
+    @Test("a recipe naming an image this server has, at a URL elsewhere (another port), is 422; its own URL is taken")
+    func imageURLMustBeOwn() async throws {
+        try await withServer { (server: TestServer) async throws in
+            let id = UUID().uuidString
+            let image = Fixture.image()
+            let sha = Fixture.sha256(image)
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/images/\(sha)",
+                                                 headers: ["Content-Type": "image/webp"], body: image).status == 201)
+            let elsewhere = "http://127.0.0.1:\(server.port + 1)/v1/images/\(sha)"
+            let refused = await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)", headers: Fixture.asNew,
+                                                       body: Fixture.recipe(id, version: 1, image: elsewhere))
+            #expect(refused.status == 422)
+            #expect((refused.json["message"] as? String)?.contains("must be one of this server's image URLs") == true,
+                    "\(refused.json)")
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/recipes/\(id)").status == 404)
+            let own = "http://127.0.0.1:\(server.port)/v1/images/\(sha)"
+            #expect(await RawHTTPClient.exchange(port: server.port, method: "PUT", path: "/v1/recipes/\(id)", headers: Fixture.asNew,
+                                                 body: Fixture.recipe(id, version: 1, image: own)).status == 201)
+        }
+    }
+
     @Test("an invalid recipe is 422 with the contract's error body, and nothing is stored")
     func invalid() async throws {
         try await withServer { (server: TestServer) async throws in

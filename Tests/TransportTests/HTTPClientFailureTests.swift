@@ -29,8 +29,9 @@ struct HTTPClientFailureTests {
     func tokenNeverInFailureMessages(template: String) async throws {
         let token = "tok-xyz-secret"
         let port = try TestSupport.closedPort()
-        let client = try TestSupport.client(token: token)
-        let request = HTTPRequest(method: .get, url: template.replacingOccurrences(of: "PORT", with: String(port)))
+        let url = template.replacingOccurrences(of: "PORT", with: String(port))
+        let client = try TestSupport.client(token: token, tokenOrigin: url)
+        let request = HTTPRequest(method: .get, url: url)
         let (outcome, error) = await outcome(client, request)
         let failure = try #require(error)
         let texts = [failure.message, failure.errorDescription ?? "", "\(failure)", String(reflecting: failure), "\(outcome)"]
@@ -46,7 +47,7 @@ struct HTTPClientFailureTests {
                      body: Data(#"{"error":"unauthorized","message":"\#(head.headers["authorization"] ?? "") is not valid"}"#.utf8))
         }
         defer { server.stop() }
-        let client = try TestSupport.client(token: token)
+        let client = try TestSupport.client(token: token, tokenOrigin: server.baseURL)
         let response = try await client.send(HTTPRequest(method: .get, url: server.baseURL + "/v1/health"))
         #expect(String(decoding: response.body, as: UTF8.self).contains(token)) // the server really echoed it
         #expect(TransferOutcome.classify(.success(response), now: Date(), redacting: token)

@@ -12,7 +12,7 @@ struct HTTPClientRequestTests {
             .respond(status: 200, headers: ["Content-Type": "application/json", "X-Thing": "yes"], body: Data(#"{"status":"ok"}"#.utf8))
         }
         defer { server.stop() }
-        let client = try TestSupport.client(token: "s3cret-token")
+        let client = try TestSupport.client(token: "s3cret-token", tokenOrigin: server.baseURL)
         let response = try await client.send(HTTPRequest(method: .get, url: server.baseURL + "/v1/health"))
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"status":"ok"}"#)
@@ -142,7 +142,7 @@ struct HTTPClientRequestTests {
         let file = try TestSupport.makeFile(size: 70_000, in: directory)
         let server = try LoopbackHTTPServer(status: 200)
         defer { server.stop() }
-        let client = try TestSupport.client(token: "s3cret-token")
+        let client = try TestSupport.client(token: "s3cret-token", tokenOrigin: server.baseURL)
         let requests = [
             HTTPRequest(method: .put, url: server.baseURL + "/a", headers: ["X-Only-Here": "1"],
                         body: .file(path: file.path, contentType: "image/png")),

@@ -38,10 +38,11 @@ enum TestSupport {
     static let lowSpeedTime: Duration = .seconds(30)
 
     /// A client with short timeouts suited to tests.
-    static func client(token: String? = nil, caBundlePath: String? = nil, lowSpeedTime: Duration = Self.lowSpeedTime,
-                       maxConcurrentTransfers: Int = 4) throws -> HTTPClient {
+    static func client(token: String? = nil, tokenOrigin: String? = nil, caBundlePath: String? = nil,
+                       lowSpeedTime: Duration = Self.lowSpeedTime, maxConcurrentTransfers: Int = 4) throws -> HTTPClient {
         try HTTPClient(configuration: HTTPClientConfiguration(
-            userAgent: "recipes/test", bearerToken: token, caBundlePath: caBundlePath, connectTimeout: .seconds(5),
+            userAgent: "recipes/test", bearerToken: token, tokenOrigin: tokenOrigin, caBundlePath: caBundlePath,
+            connectTimeout: .seconds(5),
             lowSpeedTime: lowSpeedTime, maxConcurrentTransfers: maxConcurrentTransfers))
     }
 

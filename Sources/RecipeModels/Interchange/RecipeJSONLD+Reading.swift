@@ -173,22 +173,36 @@ extension RecipeJSONLD {
 
     /// The contents of a page's `<script type="application/ld+json">` elements, in order (CDATA and comment
     /// wrappers removed).
+    ///
+    /// One pass over the page's bytes, as a browser reads it: a `<script …>` tag's body runs to the next
+    /// `</script>` (whatever its type, so that a script's text is never read as tags); when no `</script>` follows,
+    /// no later script can end either and the scan stops. A pattern search for each tag's end tag instead read the
+    /// rest of the page once per unclosed tag: a page of many unclosed tags took minutes.
     public static func scripts(inHTML html: String) -> [String] {
-        let pattern = #"<script\b[^>]*\btype\s*=\s*["']?application/ld\+json["']?[^>]*>(.*?)</script\s*>"#
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive, .dotMatchesLineSeparators]) else {
-            return []
-        }
-        let range = NSRange(html.startIndex..., in: html)
-        return regex.matches(in: html, range: range).compactMap { match in
-            guard let body = Range(match.range(at: 1), in: html) else { return nil }
-            var script = html[body].trimmingCharacters(in: .whitespacesAndNewlines)
+        let bytes = Array(html.utf8)
+        var scripts: [String] = []
+        var index = 0
+        while let open = HTMLScan.find("<script", in: bytes, from: index) {
+            let afterName = open + 7
+            guard afterName < bytes.count, !HTMLScan.isWordByte(bytes[afterName]) else {
+                index = afterName
+                continue
+            }
+            guard let tagEnd = bytes[afterName...].firstIndex(of: UInt8(ascii: ">")),
+                let (close, closeEnd) = HTMLScan.endTag(in: bytes, from: tagEnd + 1)
+            else { break }
+            index = closeEnd
+            guard HTMLScan.isJSONLD(bytes[afterName..<tagEnd]) else { continue }
+            var script = String(decoding: bytes[(tagEnd + 1)..<close], as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             for (open, close) in [("<!--", "-->"), ("//<![CDATA[", "//]]>"), ("<![CDATA[", "]]>")]
             where script.hasPrefix(open) && script.hasSuffix(close) {
                 script = String(script.dropFirst(open.count).dropLast(close.count))
                     .trimmingCharacters(in: .whitespacesAndNewlines)
             }
-            return script.isEmpty ? nil : script
+            if !script.isEmpty { scripts.append(script) }
         }
+        return scripts
     }
 
     /// `text` with HTML character references decoded (`&amp;`, `&#39;`, `&#x2013;`, `&nbsp;` and the common named

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RecipeStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -86,7 +87,8 @@ struct EditCommand: AsyncParsableCommand {
 
     func runInteractive(_ session: ReplSession, context: CommandContext) async {
         let store = session.store
-        let editor = LineEditor(historyPath: context.home.historyURL.path) { before, prefix in
+        let editor = LineEditor(historyPath: context.home.historyURL.path, database: DatabaseFiles(home: context.home)) {
+            before, prefix in
             ReplCompletion.candidates(before: before, prefix: prefix) {
                 ((try? store.recipes()) ?? []).filter { $0.sync.state != .deleting }.map { (id: $0.id, title: $0.title) }
             }

@@ -42,20 +42,37 @@ struct EditFile {
         throw CommandLineError("cannot find a free name for \(stem).txt; clean up \(folder)")
     }
 
-    /// The file's text as the editor left it.
-    func read() throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandLineError("\(path) is gone or unreadable after editing; nothing changed")
+    /// The file's text as the editor left it: a regular file (through a link too: the editor's business), never the
+    /// home's database (see `DatabaseFiles`), at most `maxBytes`.
+    func read(refusing database: DatabaseFiles) throws -> String {
+        do throws(UserFile.Refusal) {
+            return String(decoding: try UserFile.read(path, maxBytes: Self.maxBytes, refusing: database), as: UTF8.self)
+        } catch {
+            let why: String
+            switch error {
+            case .notFound: why = "is gone"
+            case .notRegular: why = "is no longer a regular file"
+            case .databaseFile: why = "is now the home's database (a link to it)"
+            case .unreadable(let reason): why = "cannot be read (\(reason))"
+            case .tooLarge(let size): why = "is \(size) bytes, more than a recipe card may be (\(Self.maxBytes >> 20) MiB)"
+            }
+            throw CommandLineError("\(path) \(why) after editing; nothing changed")
         }
-        return String(decoding: data, as: UTF8.self)
     }
 
-    /// Replaces the file's text (a merged card offered for another round).
+    /// The largest card read back.
+    static let maxBytes: Int64 = 64 << 20
+
+    /// Replaces the file's text (a merged card offered for another round) the way every file is put in place: written
+    /// under a temporary name beside it and renamed over it (`AtomicFile`), so that a link the editor left at the
+    /// card's name is replaced, never followed.
     func replace(with text: String) throws {
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        do throws(ErrnoError) {
+            let file = try AtomicFile(creating: path + ".tmp-\(getpid())", permissions: 0o600)
+            try file.write(Array(text.utf8))
+            try file.commit(to: path)
         } catch {
-            throw CommandLineError("cannot write \(path): \(error.localizedDescription)")
+            throw CommandLineError("cannot write \(path): \(error.reason); check free space and permissions")
         }
     }
 

@@ -30,7 +30,7 @@ struct RecipeEditing {
         var merges = 0
         while true {
             let status = try await editor.edit(file.path)
-            let text = try file.read()
+            let text = try file.read(refusing: DatabaseFiles(home: store.home))
             guard status == 0 else {
                 if text == original {
                     file.remove()

@@ -169,17 +169,21 @@ struct RecipeImport {
             return Source(data: page.data, folder: workingDirectory, address: page.url)
         }
         if input == "-" { return Source(data: readStandardInput(), folder: workingDirectory, address: nil) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
-            throw CommandLineError("no such file; check the path")
-        }
-        guard !isDirectory.boolValue else { throw CommandLineError("a folder; give the files in it (e.g. DIR/*.json)") }
-        let size = (try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int) ?? 0
-        guard size <= Self.maxFileBytes else {
-            throw CommandLineError("\(size) bytes, over the \(Self.maxFileBytes >> 20) MiB a recipe file may have")
-        }
-        guard let data = FileManager.default.contents(atPath: input) else {
-            throw CommandLineError("cannot read it; check its permissions")
+        // Only a regular file is read (a named pipe would hold the import, a device could be anything), and never the
+        // home's database (see `DatabaseFiles`).
+        let data: Data
+        do throws(UserFile.Refusal) {
+            data = try UserFile.read(input, maxBytes: Int64(Self.maxFileBytes), refusing: DatabaseFiles(home: store.home))
+        } catch {
+            switch error {
+            case .notFound: throw CommandLineError("no such file; check the path")
+            case .notRegular(.folder): throw CommandLineError("a folder; give the files in it (e.g. DIR/*.json)")
+            case .notRegular: throw CommandLineError("not a regular file (a named pipe, a socket or a device); save it to a file first")
+            case .databaseFile: throw CommandLineError("this home's database (or one of its files), not a recipe file")
+            case .unreadable(let reason): throw CommandLineError("cannot read it: \(reason); check its permissions")
+            case .tooLarge(let size):
+                throw CommandLineError("\(size) bytes, over the \(Self.maxFileBytes >> 20) MiB a recipe file may have")
+            }
         }
         return Source(data: data, folder: URL(fileURLWithPath: input).deletingLastPathComponent().path, address: nil)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import RecipeStore
 import Locking
 import SystemFiles
 #if canImport(Glibc)
@@ -128,6 +129,11 @@ final class SyncLog: Sendable {
             descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         }
         guard descriptor >= 0 else { throw LogFailure(errno) }
+        // A log that is the home's database (a link put there) is never written, nor its descriptor closed.
+        if DatabaseFiles(home: RecipesHome(url: directory.deletingLastPathComponent(), isExplicit: true))
+            .contains(descriptor: descriptor) {
+            throw LogFailure(reason: "\(path) is the home's database (a link to it), which only SQLite may write")
+        }
         state.descriptor = descriptor
     }
 

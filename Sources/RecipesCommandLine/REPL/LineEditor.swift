@@ -1,6 +1,7 @@
 import CEditLine
 import Foundation
 import Locking
+import RecipeStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,20 +15,27 @@ import Glibc
 /// keys.
 final class LineEditor {
     let historyPath: String
+    /// The home's database files, which the history file must not be (libedit opens and closes it; see
+    /// `DatabaseFiles`).
+    let database: DatabaseFiles
     static let historyLimit: Int32 = 1000
     /// The pipe that wakes the reader when lines of background jobs wait: [read end, write end].
     private var wakePipe: [Int32] = [-1, -1]
 
     /// Sets up libedit and loads the history file (a missing file is an empty history); `complete` answers what tab
     /// offers after the given words.
-    init(historyPath: String, complete: @escaping @Sendable (_ before: [String], _ prefix: String) -> ReplCompletion) {
+    init(
+        historyPath: String, database: DatabaseFiles,
+        complete: @escaping @Sendable (_ before: [String], _ prefix: String) -> ReplCompletion
+    ) {
         self.historyPath = historyPath
+        self.database = database
         completion.withLock { $0 = complete }
         recipes_editline_set_name("recipes")
         recipes_editline_take_over_interrupts()
         using_history()
         stifle_history(Self.historyLimit)
-        _ = read_history(historyPath)
+        if !database.contains(path: historyPath) { _ = read_history(historyPath) }
         recipes_editline_set_completion(completeWord)
         recipes_editline_set_completion_quotes("\"'")
     }
@@ -85,6 +93,7 @@ final class LineEditor {
 
     /// Writes the history file (mode 0600: lines may hold private notes).
     func saveHistory() {
+        guard !database.contains(path: historyPath) else { return }  // a link to the database: libedit would write it
         if write_history(historyPath) == 0 {
             _ = history_truncate_file(historyPath, Self.historyLimit)
             chmod(historyPath, 0o600)
