@@ -89,6 +89,7 @@ extension RecipeStore {
     /// media copy it let go.
     private func replaceImported(_ id: Int64, with new: NewRecipe, _ db: Database) throws -> (Bool, String?) {
         let row = try Self.editableRow(db, id: id)
+        let sent = try SentDraft.beforeEdit(row, id: id, db)
         let before = try Self.conflictBeforeEdit(row, id: id, db)
         var changed = try Self.write(new.content, received: new.received, over: row, db)
         var letGo: String?
@@ -99,7 +100,10 @@ extension RecipeStore {
             letGo = row["image_file"]
             changed = true
         }
-        if changed { try markChanged(id, settling: before, in: db) }
+        if changed {
+            try sent?.remember(id, db)
+            try markChanged(id, settling: before, in: db)
+        }
         return (changed, letGo)
     }
 }
