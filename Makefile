@@ -59,10 +59,15 @@ quiet-build: deps migrations
 debug: deps migrations
 	$(SWIFT) build --scratch-path $(BUILD)
 
-## test: the whole test suite (unit, store, REPL, end-to-end against the built binaries)
+## test: the whole test suite (unit, store, REPL, end-to-end against the built binaries), in two runs: the targets whose
+## tests run servers and clients inside the test process, then those that start processes (the built binaries, ip,
+## python). A test that waits for a child process holds one of the concurrency pool's threads (as many as cores) while
+## it waits; run beside each other on two cores, those waits held back the in-process tests' own tasks for half a minute.
+IN_PROCESS_TESTS := LockingTests|OperationEngineTests|TransportTests|ConformanceTests|ReferenceServerTests|SystemFilesTests|RecipeModelsTests|RecipeSyncTests|FaultProxyTests|MealieAPITests
 test: deps migrations
 	$(SWIFT) build --build-tests --scratch-path $(BUILD)
-	$(SWIFT) test --skip-build --scratch-path $(BUILD)
+	$(SWIFT) test --skip-build --scratch-path $(BUILD) --filter '^($(IN_PROCESS_TESTS))\.'
+	$(SWIFT) test --skip-build --scratch-path $(BUILD) --skip '^($(IN_PROCESS_TESTS))\.'
 
 ## mealie-tests: the tests against a real Mealie 2.0, which they start from ../shared/peers/mealie (mealie-up.sh: 5-8 s,
 ## minutes the first time on a machine) and stop however they end; skipped, with the reason, when there is no peer

@@ -4,7 +4,9 @@ import Foundation
 // so equal conflicts are equal texts:
 //   {"kind":"deletedOnServer"}   {"kind":"deletedHere"}
 //   {"kind":"fields","fields":[{"field":"ingredient 3","base":V,"mine":V,"theirs":V}, …]}
-// where a value V is null (absent), {"text":"…"}, {"elements":["…",…]} or {"image":I}, and an image I is
+// where a value V is null (absent), {"text":"…"}, {"elements":["…",…]}, {"image":I}, a step in a section
+// {"step":{"section":"…","text":"…"}} or a run of steps of which one is in a section {"steps":[S,…]} (S a step as
+// RecipeFields' stored form writes it: its text, or {"section","text"}), and an image I is
 // {"sha256":"…","url":"…"} (the server's) or {"sha256":"…","format":"jpeg","bytes":N,"file":"…"} (local; "file"
 // left out when there is no local copy).
 
@@ -80,9 +82,9 @@ extension FieldConflict: Codable {
 }
 
 extension ConflictValue: Codable {
-    private enum Key: String, CodingKey { case text, elements, image }
+    private enum Key: String, CodingKey { case text, elements, image, step, steps }
 
-    /// Decodes null, `{"text"}`, `{"elements"}` or `{"image"}`.
+    /// Decodes null, `{"text"}`, `{"elements"}`, `{"image"}`, `{"step"}` or `{"steps"}`.
     public init(from decoder: any Decoder) throws {
         if try decoder.singleValueContainer().decodeNil() {
             self = .absent
@@ -95,12 +97,16 @@ extension ConflictValue: Codable {
             self = .elements(elements)
         } else if let image = try container.decodeIfPresent(RecipeImage.self, forKey: .image) {
             self = .image(image)
+        } else if let step = try container.decodeIfPresent(StoredStep.self, forKey: .step) {
+            self = .step(step.step)
+        } else if let steps = try container.decodeIfPresent([StoredStep].self, forKey: .steps) {
+            self = .steps(steps.map(\.step))
         } else {
             throw ConflictError.unreadable("a value is none of text, elements, image or null")
         }
     }
 
-    /// Encodes null, `{"text"}`, `{"elements"}` or `{"image"}`.
+    /// Encodes null, `{"text"}`, `{"elements"}`, `{"image"}`, `{"step"}` or `{"steps"}`.
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case .absent:
@@ -115,6 +121,12 @@ extension ConflictValue: Codable {
         case .image(let image):
             var container = encoder.container(keyedBy: Key.self)
             try container.encode(image, forKey: .image)
+        case .step(let step):
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(StoredStep(step), forKey: .step)
+        case .steps(let steps):
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(steps.map(StoredStep.init), forKey: .steps)
         }
     }
 }

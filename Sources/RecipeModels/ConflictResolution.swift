@@ -8,19 +8,28 @@ public enum ConflictSide: String, Sendable, CaseIterable {
     case theirs
 }
 
-/// What `--field NAME` picks among a recipe's conflicts: one field or list place, or every place of a list.
+/// What `--field NAME` picks among a recipe's conflicts: one field or list place, every place of a list, every
+/// nutrition property or every kept property.
 public enum ConflictSelector: Sendable, Hashable {
     /// One field or list place, e.g. `title` or `ingredient 3`.
     case field(ConflictField)
     /// Every conflicting place of a list: `ingredients` or `steps`.
     case list(RecipeList)
+    /// Every conflicting nutrition property: `nutrition`.
+    case nutrition
+    /// Every conflicting kept property: `properties`.
+    case properties
 
-    /// The selector a name denotes: `title`, `description`, `yield`, `keywords`, `image`, `ingredients`, `steps`,
-    /// `ingredient N` or `step N`.
+    /// The selector a name denotes: a field's name (`title`, `cooktime`, `ingredient 3`, `nutrition calories`, …),
+    /// `ingredients`, `steps`, `nutrition` or `properties`.
     public init(name: String) throws(ConflictError) {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         if let list = RecipeList(rawValue: trimmed) {
             self = .list(list)
+        } else if trimmed == "nutrition" {
+            self = .nutrition
+        } else if trimmed == "properties" {
+            self = .properties
         } else if let field = ConflictField(name: trimmed) {
             self = .field(field)
         } else {
@@ -33,14 +42,18 @@ public enum ConflictSelector: Sendable, Hashable {
         switch self {
         case .field(let field): field.name
         case .list(let list): list.rawValue
+        case .nutrition: "nutrition"
+        case .properties: "properties"
         }
     }
 
     /// Whether the selector picks `field`.
     public func selects(_ field: ConflictField) -> Bool {
-        switch self {
-        case .field(let picked): picked == field
-        case .list(let list): field.list == list
+        switch (self, field) {
+        case (.field(let picked), _): picked == field
+        case (.list(let list), _): field.list == list
+        case (.nutrition, .nutrition), (.properties, .property): true
+        default: false
         }
     }
 }
@@ -62,8 +75,9 @@ public enum ConflictError: Error, Equatable, LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .unknownField(let name):
-            "'\(name)' is not a field; name one of title, description, yield, keywords, image, ingredients, steps, "
-                + "ingredient N or step N"
+            "'\(name)' is not a field; name one of title, description, yield, keywords, preptime, cooktime, totaltime, "
+                + "category, cuisine, author, url, tools, diets, image, ingredients, steps, ingredient N, step N, "
+                + "nutrition, nutrition KEY, properties or property KEY"
         case .notInConflict(let name, let conflicting) where conflicting.isEmpty:
             "\(name) is not in conflict; no field is"
         case .notInConflict(let name, let conflicting):
@@ -102,44 +116,40 @@ extension MergeResult {
                 left.append(conflict)
                 continue
             }
-            if side == .theirs { Self.set(conflict.field, to: conflict.theirs, in: &fields) }
+            if side == .theirs { conflict.field.set(conflict.theirs, in: &fields) }
         }
-        for list in RecipeList.allCases {
-            var elements = list.elements(of: fields)
-            var shift = 0
-            for conflict in conflicts where conflict.field.list == list {
-                let start = (conflict.field.number ?? 1) - 1 + shift
-                let mine = conflict.mine.listElements
-                guard start >= 0, start + mine.count <= elements.count,
-                    Array(elements[start..<(start + mine.count)]) == mine
-                else { throw .draftDiffers(conflict.field.name) }
-                guard isChosen(conflict.field) else {
-                    var moved = conflict
-                    moved.field = list.field(start + 1)
-                    left.append(moved)
-                    continue
-                }
-                if side == .theirs {
-                    let theirs = conflict.theirs.listElements
-                    elements.replaceSubrange(start..<(start + mine.count), with: theirs)
-                    shift += theirs.count - mine.count
-                }
-            }
-            list.set(elements, in: &fields)
-        }
+        fields.ingredients = try Self.resolve(
+            .ingredients, fields.ingredients, conflicts, values: \.listElements, to: side, isChosen: isChosen, left: &left)
+        fields.steps = try Self.resolve(
+            .steps, fields.steps, conflicts, values: \.stepElements, to: side, isChosen: isChosen, left: &left)
         return MergeResult(merged: fields, conflicts: left.sorted { $0.field < $1.field })
     }
 
-    /// Sets the value field `field` of `fields` to `value` (a text field to its text, the image to its image).
-    private static func set(_ field: ConflictField, to value: ConflictValue, in fields: inout RecipeFields) {
-        let text = if case .text(let text) = value { text } else { "" }
-        switch field {
-        case .title: fields.title = text
-        case .description: fields.description = text
-        case .recipeYield: fields.recipeYield = text
-        case .keywords: fields.keywords = text
-        case .image: fields.image = if case .image(let image) = value { image } else { nil }
-        case .ingredient, .step: break
+    /// `elements` (the draft's list) with the chosen conflicts of `list` resolved to `side`; the others are added to
+    /// `left`, renumbered to their places in the result.
+    private static func resolve<Element: Equatable>(
+        _ list: RecipeList, _ elements: [Element], _ conflicts: [FieldConflict], values: (ConflictValue) -> [Element],
+        to side: ConflictSide, isChosen: (ConflictField) -> Bool, left: inout [FieldConflict]
+    ) throws(ConflictError) -> [Element] {
+        var elements = elements
+        var shift = 0
+        for conflict in conflicts where conflict.field.list == list {
+            let start = (conflict.field.number ?? 1) - 1 + shift
+            let mine = values(conflict.mine)
+            guard start >= 0, start + mine.count <= elements.count, Array(elements[start..<(start + mine.count)]) == mine
+            else { throw .draftDiffers(conflict.field.name) }
+            guard isChosen(conflict.field) else {
+                var moved = conflict
+                moved.field = list.field(start + 1)
+                left.append(moved)
+                continue
+            }
+            if side == .theirs {
+                let theirs = values(conflict.theirs)
+                elements.replaceSubrange(start..<(start + mine.count), with: theirs)
+                shift += theirs.count - mine.count
+            }
         }
+        return elements
     }
 }

@@ -2,7 +2,8 @@ extension RecipeConflict {
     /// The conflict left after a person edits the draft from `old` to `new` (nil when none is left): setting a
     /// conflicting field settles it, and list conflicts follow their elements to their new places.
     ///
-    /// A title, description, yield, keywords or image conflict is settled when that field's value changed. A list
+    /// A conflict of a value field (title, a time, a list field, the image, a nutrition or kept property) is settled
+    /// when that field's value changed. A list
     /// conflict is settled when the edit touches its elements (changes or removes one of mine's elements, or
     /// inserts between two of them), or, for one where mine is empty (removed here), when the edit inserts exactly
     /// at its place or removes across it; any other is renumbered to where its elements now are. The list edit is
@@ -12,16 +13,14 @@ extension RecipeConflict {
         var left: [FieldConflict] = []
         for conflict in conflicts {
             switch conflict.field {
-            case .title where old.title == new.title,
-                .description where old.description == new.description,
-                .recipeYield where old.recipeYield == new.recipeYield,
-                .keywords where old.keywords == new.keywords,
-                .image where old.image == new.image:
+            case .ingredient:
+                let edits = ListDiff.edits(from: old.ingredients, to: new.ingredients)
+                if let moved = Self.follow(conflict, through: edits, in: .ingredients) { left.append(moved) }
+            case .step:
+                let edits = ListDiff.edits(from: old.steps, to: new.steps)
+                if let moved = Self.follow(conflict, through: edits, in: .steps) { left.append(moved) }
+            case let field where field.value(in: old) == field.value(in: new):
                 left.append(conflict)
-            case .ingredient, .step:
-                guard let list = conflict.field.list else { continue }
-                let edits = ListDiff.edits(from: list.elements(of: old), to: list.elements(of: new))
-                if let moved = Self.follow(conflict, through: edits, in: list) { left.append(moved) }
             default:
                 continue
             }
@@ -31,7 +30,7 @@ extension RecipeConflict {
     }
 
     /// The list conflict renumbered through `edits` of its list, or nil when an edit touches it.
-    static func follow(_ conflict: FieldConflict, through edits: [ListEdit<String>], in list: RecipeList)
+    static func follow<Element>(_ conflict: FieldConflict, through edits: [ListEdit<Element>], in list: RecipeList)
         -> FieldConflict?
     {
         let start = (conflict.field.number ?? 1) - 1
@@ -57,12 +56,14 @@ extension RecipeConflict {
     static func joiningSharedPlaces(_ conflicts: [FieldConflict]) -> [FieldConflict] {
         var result: [FieldConflict] = []
         for conflict in conflicts {
-            if let last = result.last, last.field.list != nil, last.field == conflict.field {
+            if let last = result.last, let list = last.field.list, last.field == conflict.field {
+                func joined(_ first: ConflictValue, _ second: ConflictValue) -> ConflictValue {
+                    list == .steps ? ConflictValue.run(first.stepElements + second.stepElements)
+                        : .elements(first.listElements + second.listElements)
+                }
                 result[result.count - 1] = FieldConflict(
-                    field: last.field,
-                    base: .elements(last.base.listElements + conflict.base.listElements),
-                    mine: .elements(last.mine.listElements + conflict.mine.listElements),
-                    theirs: .elements(last.theirs.listElements + conflict.theirs.listElements))
+                    field: last.field, base: joined(last.base, conflict.base), mine: joined(last.mine, conflict.mine),
+                    theirs: joined(last.theirs, conflict.theirs))
             } else {
                 result.append(conflict)
             }

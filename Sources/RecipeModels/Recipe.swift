@@ -19,8 +19,12 @@ public struct Recipe: Sendable, Equatable, Identifiable {
     public var keywords: String
     /// The ingredients, in order.
     public var ingredients: [Ingredient]
-    /// The instruction steps, in order.
+    /// The instruction steps, in order, each with the name of its section (if any).
     public var steps: [Step]
+    /// Times, category, cuisine, author, the page's address, nutrition, tools and diets.
+    public var details: RecipeDetails
+    /// The JSON-LD properties kept as they came: every other property, and the forms of the known ones.
+    public var received: ReceivedProperties
     /// The attached image, if any.
     public var image: ImageReference?
     /// Where the recipe stands with the server.
@@ -31,8 +35,8 @@ public struct Recipe: Sendable, Equatable, Identifiable {
     /// Creates a recipe value.
     public init(
         id: Int64, uuid: UUID, title: String, description: String = "", recipeYield: String = "",
-        keywords: String = "", ingredients: [Ingredient] = [], steps: [Step] = [], image: ImageReference? = nil,
-        sync: SyncInfo, dateModified: Date
+        keywords: String = "", ingredients: [Ingredient] = [], steps: [Step] = [], details: RecipeDetails = RecipeDetails(),
+        received: ReceivedProperties = ReceivedProperties(), image: ImageReference? = nil, sync: SyncInfo, dateModified: Date
     ) {
         self.id = id
         self.uuid = uuid
@@ -42,6 +46,8 @@ public struct Recipe: Sendable, Equatable, Identifiable {
         self.keywords = keywords
         self.ingredients = ingredients
         self.steps = steps
+        self.details = details
+        self.received = received
         self.image = image
         self.sync = sync
         self.dateModified = dateModified
@@ -57,11 +63,23 @@ public struct Ingredient: Sendable, Equatable, Hashable {
     public init(text: String) { self.text = text }
 }
 
-/// One instruction step of a recipe (a schema.org `HowToStep`).
-public struct Step: Sendable, Equatable, Hashable {
+/// One instruction step of a recipe (a schema.org `HowToStep`), with the name of the `HowToSection` it is in.
+public struct Step: Sendable, Equatable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// What to do.
     public var text: String
+    /// The name of the section the step is in ("For the sauce"); empty when it is in none. Consecutive steps with the
+    /// same name form one section.
+    public var section: String
 
     /// Creates a step.
-    public init(text: String) { self.text = text }
+    public init(text: String, section: String = "") {
+        self.text = text
+        self.section = section
+    }
+
+    /// A step without a section.
+    public init(stringLiteral text: String) { self.init(text: text) }
+
+    /// The text, after its section's name in brackets when it has one: `[For the sauce] Chop.`
+    public var description: String { section.isEmpty ? text : "[\(section)] \(text)" }
 }

@@ -56,10 +56,78 @@ extension RecipeCard {
             let value = try singleLineValue("Keywords", keywords)
             content.keywords = value.quoted ? value.text : RecipeContent.normalizeKeywords(value.text)
         }
+        for (name, path, isTime) in detailLines {
+            guard let section = sections[name] else { continue }
+            let value = try singleLineValue(name, section)
+            guard isTime, !value.quoted else {
+                content.details[keyPath: path] = value.text
+                continue
+            }
+            do {
+                content.details[keyPath: path] = try RecipeDuration.stored(value.text)
+            } catch {
+                throw RecipeCardError(line: section.line, "\(name): \(error.message)")
+            }
+        }
+        for (name, path) in detailLists {
+            guard let section = sections[name] else { continue }
+            content.details[keyPath: path] = try parseList(name, section)
+        }
         if let description = sections["Description"] { content.description = try parseDescription(description) }
+        if let nutrition = sections["Nutrition"] { content.details.nutrition = try parseNutrition(nutrition) }
         if let ingredients = sections["Ingredients"] { content.ingredients = try parseIngredients(ingredients) }
         if let steps = sections["Steps"] { content.steps = try parseSteps(steps) }
         return content
+    }
+
+    /// A list field: entries separated by commas (blanks around them and empty entries dropped), or one JSON array of
+    /// texts.
+    private static func parseList(_ name: String, _ section: Section) throws(RecipeCardError) -> [String] {
+        let raw = try singleLineValue(name, section)
+        let text = raw.text.trimmingCharacters(in: .whitespaces)
+        guard !raw.quoted, text.hasPrefix("[") else {
+            if raw.quoted { return [raw.text] }
+            return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        guard let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)), let list = parsed as? [String] else {
+            throw RecipeCardError(
+                line: section.line, "\(name): a list starting with [ must be one JSON array of texts, e.g. [\"a, b\", \"c\"]")
+        }
+        return list
+    }
+
+    /// The nutrition lines: `property: text` each (the property as a JSON string when it holds other characters).
+    private static func parseNutrition(_ section: Section) throws(RecipeCardError) -> [String: String] {
+        var lines = section.body
+        if !section.inline.allSatisfy(\.isWhitespace) { lines.insert((section.line, section.inline), at: 0) }
+        var nutrition: [String: String] = [:]
+        for line in lines {
+            let text = Substring(line.text.trimmingCharacters(in: .whitespaces))
+            guard !text.isEmpty else { continue }
+            var key: String
+            var rest: Substring
+            if text.hasPrefix("\"") {
+                let closing = text.dropFirst().firstIndex { $0 == "\"" }
+                guard let closing, let colon = text[text.index(after: closing)...].firstIndex(of: ":") else {
+                    throw RecipeCardError(line: line.line, "a nutrition line is `property: text`, e.g. calories: 240 kcal")
+                }
+                key = try value(text[...closing], line: line.line).text
+                rest = text[text.index(after: colon)...]
+            } else {
+                guard let colon = text.firstIndex(of: ":") else {
+                    throw RecipeCardError(line: line.line, "a nutrition line is `property: text`, e.g. calories: 240 kcal")
+                }
+                key = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+                rest = text[text.index(after: colon)...]
+            }
+            guard !key.isEmpty, !key.hasPrefix("@") else {
+                throw RecipeCardError(line: line.line, "a nutrition line needs a property name before its colon, e.g. calories: 240 kcal")
+            }
+            if nutrition[key] != nil { throw RecipeCardError(line: line.line, "nutrition \(key) is given twice; keep one") }
+            let written = try value(Substring(rest.trimmingCharacters(in: .whitespaces)), line: line.line).text
+            if !written.isEmpty { nutrition[key] = written }
+        }
+        return nutrition
     }
 
     private typealias Section = (line: Int, inline: Substring, body: [(line: Int, text: Substring)])
@@ -139,46 +207,57 @@ extension RecipeCard {
         return ingredients
     }
 
-    private static func parseSteps(_ section: Section) throws(RecipeCardError) -> [String] {
+    private static func parseSteps(_ section: Section) throws(RecipeCardError) -> [Step] {
         var lines = section.body
         if !section.inline.allSatisfy(\.isWhitespace) { lines.insert((section.line, section.inline), at: 0) }
-        var paragraphs: [[(line: Int, text: String)]] = []
+        var paragraphs: [(section: String, lines: [(line: Int, text: String)])] = []
         var open = false
+        var current = ""
         for line in lines {
             let text = line.text.trimmingCharacters(in: .whitespaces)
             if text.isEmpty {
                 open = false
                 continue
             }
+            if text.count >= 4, text.hasPrefix("=="), text.hasSuffix("==") {
+                let name = text.dropFirst(2).dropLast(2).trimmingCharacters(in: .whitespaces)
+                current = try value(Substring(name), line: line.line).text
+                open = false
+                continue
+            }
             if open {
-                paragraphs[paragraphs.count - 1].append((line.line, text))
+                paragraphs[paragraphs.count - 1].lines.append((line.line, text))
             } else {
-                paragraphs.append([(line.line, text)])
+                paragraphs.append((current, [(line.line, text)]))
                 open = true
             }
         }
-        return try paragraphs.map { (paragraph) throws(RecipeCardError) -> String in
-            var first = Substring(paragraph[0].text)
-            if let number = first.firstIndex(where: { !$0.isASCII || !$0.isNumber }), number != first.startIndex,
-               first[number] == "." || first[number] == ")" {
-                let after = first.index(after: number)
-                if after == first.endIndex {
-                    first = ""
-                } else if first[after] == " " {
-                    first = first[first.index(after: after)...]
-                }
-            }
-            first = Substring(first.trimmingCharacters(in: .whitespaces))
-            if first.hasPrefix("\"") {
-                guard paragraph.count == 1 else {
-                    throw RecipeCardError(
-                        line: paragraph[0].line,
-                        "a step that starts with \" is one JSON string on one line; remove the leading \" or "
-                            + "join its lines")
-                }
-                return try value(first, line: paragraph[0].line).text
-            }
-            return ([String(first)] + paragraph.dropFirst().map(\.text)).joined(separator: " ")
+        return try paragraphs.map { (paragraph) throws(RecipeCardError) -> Step in
+            Step(text: try stepText(paragraph.lines), section: paragraph.section)
         }
+    }
+
+    /// The text of one step's paragraph: its lines joined by a space, one leading `1. ` or `1) ` dropped.
+    private static func stepText(_ paragraph: [(line: Int, text: String)]) throws(RecipeCardError) -> String {
+        var first = Substring(paragraph[0].text)
+        if let number = first.firstIndex(where: { !$0.isASCII || !$0.isNumber }), number != first.startIndex,
+           first[number] == "." || first[number] == ")" {
+            let after = first.index(after: number)
+            if after == first.endIndex {
+                first = ""
+            } else if first[after] == " " {
+                first = first[first.index(after: after)...]
+            }
+        }
+        first = Substring(first.trimmingCharacters(in: .whitespaces))
+        if first.hasPrefix("\"") {
+            guard paragraph.count == 1 else {
+                throw RecipeCardError(
+                    line: paragraph[0].line,
+                    "a step that starts with \" is one JSON string on one line; remove the leading \" or join its lines")
+            }
+            return try value(first, line: paragraph[0].line).text
+        }
+        return ([String(first)] + paragraph.dropFirst().map(\.text)).joined(separator: " ")
     }
 }

@@ -29,9 +29,10 @@ public enum RecipeConflict: Sendable, Equatable {
 
     /// The `conflicts` array of `status --json`: one `{"field","mine","theirs"}` per conflict.
     ///
-    /// A text field or one list element is a JSON string; an image is its SHA-256 as a string; a run of list
-    /// elements (a conflict over several places) is an array of strings on both sides, empty for a side that
-    /// removed it; a removed element or an absent image is null. A deletion conflict is one entry with the field
+    /// A text field or one list element is a JSON string (a step in a section as `[Section] text`); an image is its
+    /// SHA-256 as a string; a run of list elements (a conflict over several places) and a list field are arrays of
+    /// strings on both sides, empty for a side that removed it; a removed element, an absent image, nutrition or
+    /// kept property is null. A deletion conflict is one entry with the field
     /// `recipe`, the side that changed it `"changed"` and the side that deleted it null.
     public var statusEntries: [ConflictEntry] {
         switch self {
@@ -100,6 +101,8 @@ public struct ConflictEntry: Sendable, Equatable, Encodable {
             case .text(let text): self = .text(text)
             case .image(let image): self = .text(image.sha256)
             case .elements(let elements): self = .list(elements)
+            case .step(let step): self = .text(step.description)
+            case .steps(let steps): self = .list(steps.map(\.description))
             }
         }
 

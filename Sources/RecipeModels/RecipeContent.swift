@@ -1,6 +1,6 @@
-/// What a cook writes in a recipe — title, description, yield, keywords, ingredients and steps — without the image
-/// and the sync bookkeeping: what `recipes edit <id>` shows in the editor, what an import brings in and what an
-/// export writes out.
+/// What a cook writes in a recipe — title, description, yield, keywords, ingredients, steps and the details (times,
+/// category, cuisine, author, url, nutrition, tools, diets) — without the image, the properties kept as they came and
+/// the sync bookkeeping: what `recipes edit <id>` shows in the editor and what an import brings in.
 public struct RecipeContent: Sendable, Equatable, Hashable {
     /// The recipe's name.
     public var title: String
@@ -12,13 +12,15 @@ public struct RecipeContent: Sendable, Equatable, Hashable {
     public var keywords: String
     /// The ingredients, in order.
     public var ingredients: [String]
-    /// The instruction steps, in order.
-    public var steps: [String]
+    /// The instruction steps, in order, each with its section's name.
+    public var steps: [Step]
+    /// Times, category, cuisine, author, url, nutrition, tools and diets.
+    public var details: RecipeDetails
 
     /// Creates recipe content.
     public init(
         title: String, description: String = "", recipeYield: String = "", keywords: String = "",
-        ingredients: [String] = [], steps: [String] = []
+        ingredients: [String] = [], steps: [Step] = [], details: RecipeDetails = RecipeDetails()
     ) {
         self.title = title
         self.description = description
@@ -26,13 +28,15 @@ public struct RecipeContent: Sendable, Equatable, Hashable {
         self.keywords = keywords
         self.ingredients = ingredients
         self.steps = steps
+        self.details = details
     }
 
     /// The content of `recipe`.
     public init(_ recipe: Recipe) {
         self.init(
             title: recipe.title, description: recipe.description, recipeYield: recipe.recipeYield,
-            keywords: recipe.keywords, ingredients: recipe.ingredients.map(\.text), steps: recipe.steps.map(\.text))
+            keywords: recipe.keywords, ingredients: recipe.ingredients.map(\.text), steps: recipe.steps,
+            details: recipe.details)
     }
 
     /// Keywords as the store keeps them: entries separated by commas, blanks around them and empty entries dropped.

@@ -1,7 +1,9 @@
 /// The fields of a recipe that two-way sync merges: what a person writes, without ids or bookkeeping.
 ///
 /// Two `RecipeFields` are equal when every field is; images compare by SHA-256 alone (see `RecipeImage`), so a
-/// local image and the server's URL of the same bytes are the same image.
+/// local image and the server's URL of the same bytes are the same image. The other properties (`received.other`)
+/// are fields; the forms of the known ones (`received.forms`) say how they were written, not what they say, and do not
+/// count.
 public struct RecipeFields: Sendable, Equatable {
     /// The recipe's name.
     public var title: String
@@ -13,15 +15,20 @@ public struct RecipeFields: Sendable, Equatable {
     public var keywords: String
     /// The ingredient lines, in order.
     public var ingredients: [String]
-    /// The instruction steps, in order.
-    public var steps: [String]
+    /// The instruction steps, in order, each with its section's name.
+    public var steps: [Step]
+    /// Times, category, cuisine, author, url, nutrition, tools and diets.
+    public var details: RecipeDetails
+    /// The other properties (merged per key) and the forms of the known ones (not compared).
+    public var received: ReceivedProperties
     /// The attached image, if any.
     public var image: RecipeImage?
 
     /// Creates recipe fields.
     public init(
         title: String, description: String = "", recipeYield: String = "", keywords: String = "",
-        ingredients: [String] = [], steps: [String] = [], image: RecipeImage? = nil
+        ingredients: [String] = [], steps: [Step] = [], details: RecipeDetails = RecipeDetails(),
+        received: ReceivedProperties = ReceivedProperties(), image: RecipeImage? = nil
     ) {
         self.title = title
         self.description = description
@@ -29,6 +36,8 @@ public struct RecipeFields: Sendable, Equatable {
         self.keywords = keywords
         self.ingredients = ingredients
         self.steps = steps
+        self.details = details
+        self.received = received
         self.image = image
     }
 
@@ -36,8 +45,22 @@ public struct RecipeFields: Sendable, Equatable {
     public init(_ recipe: Recipe) {
         self.init(
             title: recipe.title, description: recipe.description, recipeYield: recipe.recipeYield,
-            keywords: recipe.keywords, ingredients: recipe.ingredients.map(\.text), steps: recipe.steps.map(\.text),
-            image: recipe.image.map(RecipeImage.init))
+            keywords: recipe.keywords, ingredients: recipe.ingredients.map(\.text), steps: recipe.steps,
+            details: recipe.details, received: recipe.received, image: recipe.image.map(RecipeImage.init))
+    }
+
+    /// Whether every field is equal; the forms of the known properties do not count.
+    public static func == (lhs: RecipeFields, rhs: RecipeFields) -> Bool {
+        lhs.title == rhs.title && lhs.description == rhs.description && lhs.recipeYield == rhs.recipeYield
+            && lhs.keywords == rhs.keywords && lhs.ingredients == rhs.ingredients && lhs.steps == rhs.steps
+            && lhs.details == rhs.details && lhs.received.other == rhs.received.other && lhs.image == rhs.image
+    }
+
+    /// The content a person edits: these fields without the image and the kept properties.
+    public var content: RecipeContent {
+        RecipeContent(
+            title: title, description: description, recipeYield: recipeYield, keywords: keywords,
+            ingredients: ingredients, steps: steps, details: details)
     }
 }
 
@@ -62,7 +85,9 @@ extension Recipe {
         recipeYield = fields.recipeYield
         keywords = fields.keywords
         ingredients = fields.ingredients.map(Ingredient.init(text:))
-        steps = fields.steps.map(Step.init(text:))
+        steps = fields.steps
+        details = fields.details
+        received = fields.received
         image = newImage
     }
 

@@ -3,21 +3,14 @@
 /// a person resolves, a list as one run. Nothing is chosen silently.
 extension RecipeMerge {
     /// Merges `mine` and `theirs` without a base: equal fields are kept, every other field is a conflict whose draft
-    /// value is mine.
+    /// value is mine (the forms of the known properties are theirs, as in a merge with a base).
     public static func mergeWithoutBase(mine: RecipeFields, theirs: RecipeFields) -> MergeResult {
         var conflicts: [FieldConflict] = []
-        func text(_ field: ConflictField, _ mine: String, _ theirs: String) {
-            guard mine != theirs else { return }
-            conflicts.append(FieldConflict(field: field, base: .absent, mine: .text(mine), theirs: .text(theirs)))
-        }
-        text(.title, mine.title, theirs.title)
-        text(.description, mine.description, theirs.description)
-        text(.recipeYield, mine.recipeYield, theirs.recipeYield)
-        text(.keywords, mine.keywords, theirs.keywords)
-        if mine.image != theirs.image {
-            conflicts.append(FieldConflict(
-                field: .image, base: .absent, mine: mine.image.map(ConflictValue.image) ?? .absent,
-                theirs: theirs.image.map(ConflictValue.image) ?? .absent))
+        var fields = ConflictField.textFields.map(\.field) + ConflictField.listFields.map(\.field) + [.image]
+        fields += Set(mine.details.nutrition.keys).union(theirs.details.nutrition.keys).sorted().map(ConflictField.nutrition)
+        fields += Set(mine.received.other.keys).union(theirs.received.other.keys).sorted().map(ConflictField.property)
+        for field in fields where field.value(in: mine) != field.value(in: theirs) {
+            conflicts.append(FieldConflict(field: field, base: .absent, mine: field.value(in: mine), theirs: field.value(in: theirs)))
         }
         if mine.ingredients != theirs.ingredients {
             conflicts.append(FieldConflict(
@@ -26,8 +19,10 @@ extension RecipeMerge {
         }
         if mine.steps != theirs.steps {
             conflicts.append(FieldConflict(
-                field: .step(1), base: .elements([]), mine: .elements(mine.steps), theirs: .elements(theirs.steps)))
+                field: .step(1), base: .elements([]), mine: ConflictValue.run(mine.steps), theirs: ConflictValue.run(theirs.steps)))
         }
-        return MergeResult(merged: mine, conflicts: conflicts)
+        var merged = mine
+        merged.received.forms = theirs.received.forms
+        return MergeResult(merged: merged, conflicts: conflicts.sorted { $0.field < $1.field })
     }
 }

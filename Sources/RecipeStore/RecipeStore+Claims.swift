@@ -207,23 +207,23 @@ extension RecipeStore {
             claimed.append(leased)
         }
         let ids = "[" + claimed.map { String($0.id) }.joined(separator: ",") + "]"  // a JSON array for json_each
-        func parts(_ table: String) throws -> [Int64: [String]] {
-            var texts: [Int64: [String]] = [:]
-            let rows = try Row.fetchCursor(
+        func parts(_ table: String, _ columns: String) throws -> [Int64: [Row]] {
+            var rows: [Int64: [Row]] = [:]
+            let cursor = try Row.fetchCursor(
                 db.cachedStatement(sql: """
-                    SELECT recipe_id, text FROM \(table) WHERE recipe_id IN (SELECT value FROM json_each(?))
+                    SELECT recipe_id, \(columns) FROM \(table) WHERE recipe_id IN (SELECT value FROM json_each(?))
                     ORDER BY recipe_id, position
                     """),
                 arguments: [ids])
-            while let row = try rows.next() { texts[row[0], default: []].append(row[1]) }
-            return texts
+            while let row = try cursor.next() { rows[row[0], default: []].append(row.copy()) }
+            return rows
         }
-        let ingredients = try parts("ingredients")
-        let steps = try parts("steps")
+        let ingredients = try parts("ingredients", "text")
+        let steps = try parts("steps", "text, section")
         return claimed.map { recipe in
             var recipe = recipe
-            recipe.ingredients = (ingredients[recipe.id] ?? []).map(Ingredient.init(text:))
-            recipe.steps = (steps[recipe.id] ?? []).map(Step.init(text:))
+            recipe.ingredients = (ingredients[recipe.id] ?? []).map { Ingredient(text: $0[1]) }
+            recipe.steps = (steps[recipe.id] ?? []).map { Step(text: $0[1], section: $0[2]) }
             return SyncClaim(recipe: recipe)
         }
     }

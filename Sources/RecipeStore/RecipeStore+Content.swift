@@ -13,8 +13,9 @@ extension RecipeStore {
         case changedMeanwhile(Recipe)
     }
 
-    /// Writes `content` over recipe `id`'s fields, ingredients and steps in one transaction that bumps the revision
-    /// and marks it for upload — only the parts that differ, and nothing at all when nothing differs.
+    /// Writes `content` over recipe `id`'s fields, details, ingredients and steps in one transaction that bumps the
+    /// revision and marks it for upload — only the parts that differ, and nothing at all when nothing differs. With
+    /// `received`, the properties kept as they came are replaced too (a page imported again).
     ///
     /// What the content changes must pass the store's rules (`RecipeText`, `RecipeLimits`, a title that is not
     /// blank); what it leaves as the recipe has it is not checked again, so a recipe holding text those rules refuse
@@ -23,25 +24,15 @@ extension RecipeStore {
     /// With `expectingRevision`, the recipe must still be at that revision (checked inside the transaction), else
     /// nothing is written and the current recipe is returned for a merge.
     public func update(
-        _ id: Int64, to content: RecipeContent, expectingRevision: Int64? = nil
+        _ id: Int64, to content: RecipeContent, received: ReceivedProperties? = nil, expectingRevision: Int64? = nil
     ) throws(StoreError) -> ContentUpdate {
         enum Outcome { case unchanged, saved, changedMeanwhile }
         let outcome: Outcome = try edit { db in
             let row = try Self.editableRow(db, id: id)
             if let expectingRevision, (row["revision"] as Int64) != expectingRevision { return .changedMeanwhile }
             let sent = try SentDraft.beforeEdit(row, id: id, db)
-            let content = try Self.checkedChanges(content, over: RecipeContent(try Self.fetchRecipe(db, id: id)))
             let before = try Self.conflictBeforeEdit(row, id: id, db)
-            var changed = false
-            for (column, value) in [("title", content.title), ("description", content.description),
-                                    ("recipe_yield", content.recipeYield), ("keywords", content.keywords)]
-            where (row[column] as String) != value {
-                try db.execute(sql: "UPDATE recipes SET \(column) = ? WHERE id = ?", arguments: [value, id])
-                changed = true
-            }
-            changed = try Self.replaceParts(of: id, in: "ingredients", with: content.ingredients, db) || changed
-            changed = try Self.replaceParts(of: id, in: "steps", with: content.steps, db) || changed
-            guard changed else { return .unchanged }
+            guard try Self.write(content, received: received, over: row, db) else { return .unchanged }
             try sent?.remember(id, db)
             try markChanged(id, settling: before, in: db)
             return .saved
@@ -54,19 +45,44 @@ extension RecipeStore {
         }
     }
 
-    /// A recipe to be created by `create(_:)`: its content and, optionally, a staged image copy or the URL of an
-    /// image elsewhere (kept as the recipe's remote image).
+    /// Writes `content` (checked by `checkedChanges`) and, when given, `received` over the recipe whose row is `row`,
+    /// inside the caller's transaction, only what differs; whether anything did.
+    static func write(_ content: RecipeContent, received: ReceivedProperties?, over row: Row, _ db: Database) throws -> Bool {
+        let id: Int64 = row["id"]
+        let content = try checkedChanges(content, over: RecipeContent(try fetchRecipe(db, id: id)))
+        var changed = false
+        for (column, value) in [("title", content.title), ("description", content.description),
+                                ("recipe_yield", content.recipeYield), ("keywords", content.keywords)]
+        where (row[column] as String) != value {
+            try db.execute(sql: "UPDATE recipes SET \(column) = ? WHERE id = ?", arguments: [value, id])
+            changed = true
+        }
+        changed = try replaceParts(of: id, in: "ingredients", with: content.ingredients, db) || changed
+        changed = try replaceSteps(of: id, with: content.steps, db) || changed
+        let kept = try received ?? storedRecipe(id, db)?.received ?? ReceivedProperties()
+        changed = try writeDetails(content.details, kept, to: id, db) || changed
+        return changed
+    }
+
+    /// A recipe to be created by `create(_:)`: its content, the properties it arrived with and, optionally, a staged
+    /// image copy or the URL of an image elsewhere (kept as the recipe's remote image).
     public struct NewRecipe: Sendable, Equatable {
-        /// The fields, ingredients and steps.
+        /// The fields, details, ingredients and steps.
         public var content: RecipeContent
+        /// The properties kept as they came (an imported page's).
+        public var received: ReceivedProperties
         /// A copy staged in the media folder, attached when the recipe is created.
         public var image: StagedImage?
         /// An image on the web (an imported page's), kept as the recipe's remote image; never uploaded.
         public var remoteImageURL: String?
 
         /// Creates a new-recipe value.
-        public init(content: RecipeContent, image: StagedImage? = nil, remoteImageURL: String? = nil) {
+        public init(
+            content: RecipeContent, received: ReceivedProperties = ReceivedProperties(), image: StagedImage? = nil,
+            remoteImageURL: String? = nil
+        ) {
             self.content = content
+            self.received = received
             self.image = image
             self.remoteImageURL = remoteImageURL
         }
@@ -78,44 +94,7 @@ extension RecipeStore {
     /// A recipe without a title throws before anything is written; on any failure the staged copies of all of them
     /// are discarded.
     public func create(_ recipes: [NewRecipe]) throws(StoreError) -> [Recipe] {
-        let staged = recipes.compactMap(\.image)
-        guard recipes.allSatisfy({ !$0.content.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) else {
-            staged.forEach(media.discard)
-            throw StoreError(.emptyTitle)
-        }
-        for new in recipes {
-            do throws(StoreError) {
-                try Self.check(new.content)
-            } catch {
-                staged.forEach(media.discard)
-                throw error
-            }
-        }
-        let stamp = now().timeIntervalSince1970
-        var ids: [Int64] = []
-        do throws(StoreError) {
-            try media.withExclusiveAccess { () throws(StoreError) in
-                for image in staged { try media.install(image) }
-                do throws(StoreError) {
-                    ids = try edit { db in
-                        try recipes.map { new in try Self.insert(new, stamp: stamp, db) }
-                    }
-                } catch {
-                    // Copies no recipe refers to (a recipe elsewhere may share one: only unreferenced ones go).
-                    for image in staged {
-                        let unreferenced = try? read { db in try Self.unreferencedCopy(image.fileName, keeping: nil, db) }
-                        if let name = unreferenced ?? nil { media.remove(name) }
-                    }
-                    throw error
-                }
-            }
-        } catch {
-            staged.forEach(media.discard)
-            throw error
-        }
-        var created: [Recipe] = []
-        for id in ids { created.append(try recipe(id: id)) }
-        return created
+        try importRecipes(recipes.map { ImportWrite(recipe: $0) }).map(\.recipe)
     }
 
     /// Throws the error that says which field of `content` `RecipeText` refuses, and why, or which list is longer
@@ -144,7 +123,13 @@ extension RecipeStore {
         ]
         let kept = (ingredients: Set(current.ingredients), steps: Set(current.steps))
         texts += content.ingredients.filter { !kept.ingredients.contains($0) }.map { (.ingredient, $0, "") }
-        texts += content.steps.filter { !kept.steps.contains($0) }.map { (.step, $0, "") }
+        texts += content.steps.filter { !kept.steps.contains($0) }.flatMap { [(.step, $0.text, ""), (.section, $0.section, "")] }
+        if content.details != current.details {
+            let details = RecipeContent(title: "", details: content.details)
+            if let (field, problem) = RecipeText.problem(in: details) {
+                throw StoreError(.invalidText(field: field, problem: problem))
+            }
+        }
         for (field, text, was) in texts where text != was {
             try check(text, as: field)
         }
@@ -156,26 +141,26 @@ extension RecipeStore {
     }
 
     /// Inserts one new recipe with its parts; returns its id.
-    private static func insert(_ new: NewRecipe, stamp: Double, _ db: Database) throws -> Int64 {
+    static func insert(_ new: NewRecipe, stamp: Double, _ db: Database) throws -> Int64 {
         let content = new.content
-        try db.execute(
-            sql: """
-                INSERT INTO recipes (uuid, title, description, recipe_yield, keywords, image_sha256, image_format,
-                    image_bytes, image_file, remote_image_url, revision, state, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'pending', ?, ?)
-                """,
-            arguments: [
+        // The details in the row as it is inserted: one search-index entry written, not one per column.
+        try db.cachedStatement(sql: """
+            INSERT INTO recipes (uuid, title, description, recipe_yield, keywords, image_sha256, image_format,
+                image_bytes, image_file, remote_image_url, revision, state, created_at, updated_at, \(detailColumns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: StatementArguments([
                 UUID().lowercasedString, content.title.trimmingCharacters(in: .whitespacesAndNewlines),
                 content.description, content.recipeYield, content.keywords, new.image?.sha256,
                 new.image?.format.rawValue, new.image?.byteCount, new.image?.fileName, new.remoteImageURL, stamp, stamp,
-            ])
+            ] as [(any DatabaseValueConvertible)?] + values(of: content.details, new.received)))
         let id = db.lastInsertedRowID
-        for (table, texts) in [("ingredients", content.ingredients), ("steps", content.steps)] {
-            for (index, text) in texts.enumerated() {
-                try db.execute(
-                    sql: "INSERT INTO \(table) (recipe_id, position, text) VALUES (?, ?, ?)",
-                    arguments: [id, index + 1, text])
-            }
+        for (index, text) in content.ingredients.enumerated() {
+            try db.cachedStatement(sql: "INSERT INTO ingredients (recipe_id, position, text) VALUES (?, ?, ?)")
+                .execute(arguments: [id, index + 1, text])
+        }
+        for (index, step) in content.steps.enumerated() {
+            try db.cachedStatement(sql: "INSERT INTO steps (recipe_id, position, text, section) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [id, index + 1, step.text, step.section])
         }
         return id
     }

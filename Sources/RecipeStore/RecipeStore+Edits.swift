@@ -39,7 +39,7 @@ extension RecipeStore {
     /// A change that fails (unknown id, deleted recipe, index out of range, text `RecipeText` refuses, a damaged
     /// database) changes nothing.
     public func edit(_ change: RecipeChange, of id: Int64) throws(StoreError) -> EditOutcome {
-        if let given = RecipeText.text(of: change) { try Self.check(given.text, as: given.field) }
+        for given in RecipeText.texts(of: change) { try Self.check(given.text, as: given.field) }
         var unneededCopy: String?
         func apply(keeping kept: String?) -> (Database) throws -> EditOutcome {
             { db in
@@ -181,13 +181,13 @@ extension RecipeStore {
         case .keywords(let text): try setColumn("keywords", normalizeKeywords(text))
         case .addIngredient(let text): try append(text, to: "ingredients", recipe: id, db)
         case .removeIngredient(let n): try remove(n, from: "ingredients", what: "ingredient", recipe: id, db)
-        case .addStep(let text): try append(text, to: "steps", recipe: id, db)
+        case .addStep(let text): try appendStep(text, recipe: id, db)
         case .removeStep(let n): try remove(n, from: "steps", what: "step", recipe: id, db)
         case .setIngredient(let n, let text): try set(n, text, in: "ingredients", what: "ingredient", recipe: id, db)
         case .insertIngredient(let n, let text): try insert(text, at: n, into: "ingredients", what: "ingredient", recipe: id, db)
         case .moveIngredient(let from, let to): try move(from, to: to, in: "ingredients", what: "ingredient", recipe: id, db)
         case .setStep(let n, let text): try set(n, text, in: "steps", what: "step", recipe: id, db)
-        case .insertStep(let n, let text): try insert(text, at: n, into: "steps", what: "step", recipe: id, db)
+        case .insertStep(let n, let text): try insertStep(text, at: n, recipe: id, db)
         case .moveStep(let from, let to): try move(from, to: to, in: "steps", what: "step", recipe: id, db)
         case .setImage(let staged):
             try db.execute(
@@ -202,6 +202,8 @@ extension RecipeStore {
                     WHERE id = ?
                     """,
                 arguments: [id])
+        case .detail, .detailList, .nutrition, .stepSection:
+            try performDetail(change, on: id, in: db)
         }
     }
 
@@ -250,7 +252,7 @@ extension RecipeStore {
     }
 
     /// The row ids of a recipe's ingredients or steps, in order, and the n-th of them (1-based) or a clear error.
-    private static func part(
+    static func part(
         _ n: Int, of table: String, what: String, recipe id: Int64, allowingEnd: Bool = false, _ db: Database
     ) throws -> (rows: [(id: Int64, position: Int64)], index: Int) {
         let rows = try Row.fetchAll(
@@ -288,7 +290,7 @@ extension RecipeStore {
 
     /// Gives the parts in `order` the positions 1, 2, … (leaving a gap at `skipping`, 0-based), writing only the
     /// rows whose position changes.
-    private static func renumber(
+    static func renumber(
         _ order: [Int64], in table: String, from rows: [(id: Int64, position: Int64)], skipping gap: Int? = nil,
         _ db: Database
     ) throws {

@@ -66,9 +66,7 @@ extension RecipeStore {
         recipe.ingredients = try String.fetchAll(
             db.cachedStatement(sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position"), arguments: [id]
         ).map(Ingredient.init(text:))
-        recipe.steps = try String.fetchAll(
-            db.cachedStatement(sql: "SELECT text FROM steps WHERE recipe_id = ? ORDER BY position"), arguments: [id]
-        ).map(Step.init(text:))
+        recipe.steps = try fetchSteps(id, db)
         let sync = recipe.sync
         let version = copy.version
         if let known = sync.serverVersion, version <= known {
@@ -117,12 +115,14 @@ extension RecipeStore {
                 return (id, changed ? .replaced : .unchanged)
             }
             if local == theirs {
+                try writeForms(theirs, to: id, db)
                 try record(.synced, base: theirs, changed: false, deleted: false)
                 return (id, .acknowledged)
             }
             if ownWrite || sync.base == theirs {
                 // The server has the fields this draft started from, or the draft this device sent before the edits
                 // made since: the draft is pushed over the newer version.
+                try writeForms(theirs, to: id, db)
                 try record(.pending, base: theirs, changed: false, deleted: false)
                 return (id, .unchanged)
             }
@@ -148,12 +148,12 @@ extension RecipeStore {
         // The text fields in the row as it is inserted: one search-index entry written, not one per field.
         try db.cachedStatement(sql: """
             INSERT INTO recipes (uuid, title, description, recipe_yield, keywords, revision, synced_revision, sent_revision,
-                state, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, 1, 1, 1, 'synced', ?, ?)
-            """).execute(arguments: [
+                state, created_at, updated_at, \(detailColumns))
+            VALUES (?, ?, ?, ?, ?, 1, 1, 1, 'synced', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: StatementArguments([
                 uuid.lowercasedString, fields.title.isEmpty ? "(untitled)" : fields.title, fields.description,
                 fields.recipeYield, fields.keywords, stamp, stamp,
-            ])
+            ] as [(any DatabaseValueConvertible)?] + values(of: fields.details, fields.received)))
         let id = db.lastInsertedRowID
         _ = try write(fields, to: id, images: images, db)
         try apply(.merged(version: version, base: fields, outcome: .synced, fieldsChanged: false, deleted: false), to: id, db)
@@ -176,7 +176,8 @@ extension RecipeStore {
             changed = true
         }
         changed = try replaceParts(of: id, in: "ingredients", with: fields.ingredients, db) || changed
-        changed = try replaceParts(of: id, in: "steps", with: fields.steps, db) || changed
+        changed = try replaceSteps(of: id, with: fields.steps, db) || changed
+        changed = try writeDetails(fields.details, fields.received, to: id, db) || changed
         let current: String? = row["image_sha256"]
         if current != fields.image?.sha256 {
             changed = true
@@ -200,6 +201,13 @@ extension RecipeStore {
             }
         }
         return changed
+    }
+
+    /// Keeps the forms of `theirs` (how the server's newest copy writes the same fields) for recipe `id`, so that the
+    /// next push writes what the server has for every field nobody edited. Not a change of the recipe.
+    static func writeForms(_ theirs: RecipeFields, to id: Int64, _ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE recipes SET property_forms = ? WHERE id = ? AND property_forms IS NOT ?")
+            .execute(arguments: [theirs.received.forms.map(rawJSON), id, theirs.received.forms.map(rawJSON)])
     }
 
     /// Stamps recipe `id` as changed at `now`.

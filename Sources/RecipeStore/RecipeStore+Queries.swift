@@ -18,9 +18,7 @@ extension RecipeStore {
         recipe.ingredients = try String.fetchAll(
             db, sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position", arguments: [id]
         ).map(Ingredient.init(text:))
-        recipe.steps = try String.fetchAll(
-            db, sql: "SELECT text FROM steps WHERE recipe_id = ? ORDER BY position", arguments: [id]
-        ).map(Step.init(text:))
+        recipe.steps = try Self.fetchSteps(id, db)
         return recipe
     }
 
@@ -52,7 +50,7 @@ extension RecipeStore {
         id, uuid, title, description, recipe_yield, keywords, image_sha256, image_format, image_bytes, image_file,
         state, revision, synced_revision, attempts, next_attempt_at, last_error, lease_owner, lease_expires_at,
         cancel_requested, remote_image_url, remote_image_sha256, offline_since, updated_at, deleted, sent_revision,
-        server_version, base_fields, conflicts
+        server_version, base_fields, conflicts, \(detailColumns)
         """
 
     /// Decodes one row selected with `recipeColumns` (parts are loaded separately).
@@ -83,6 +81,7 @@ extension RecipeStore {
             base: (row[26] as String?).flatMap(RecipeFields.init(storedJSON:)),
             conflict: (row[27] as String?).flatMap { try? RecipeConflict(storedJSON: $0) })
         let uuidText: String = row[1]
+        let (details, received) = Self.details(from: row, at: 28)
         return Recipe(
             id: row[0],
             uuid: UUID(text: uuidText) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
@@ -90,6 +89,8 @@ extension RecipeStore {
             description: row[3],
             recipeYield: row[4],
             keywords: row[5],
+            details: details,
+            received: received,
             image: image,
             sync: sync,
             dateModified: date(22) ?? Date(timeIntervalSince1970: 0))

@@ -8,7 +8,8 @@ public struct SearchHit: Sendable, Equatable {
     public var id: Int64
     /// Its title.
     public var title: String
-    /// The fields a word matched in, in the order title, description, keywords, ingredients, steps.
+    /// The fields a word matched in, in the order title, description, keywords, ingredients, steps, category, cuisine,
+    /// author.
     public var fields: [SearchField]
     /// The words of the recipe that matched, as written there, each once (first seen first).
     public var matchedWords: [String]
@@ -33,6 +34,12 @@ public enum SearchField: String, Sendable, CaseIterable {
     case ingredients
     /// Its steps, all of them as one text.
     case steps
+    /// Its categories (`recipeCategory`), one per line.
+    case category
+    /// Its cuisines (`recipeCuisine`), one per line.
+    case cuisine
+    /// Its author.
+    case author
 
     /// The field a `field:` prefix names: the column names, and `ingredient`, `step`, `keyword` for short.
     public init?(prefix: String) {
@@ -42,6 +49,9 @@ public enum SearchField: String, Sendable, CaseIterable {
         case "keywords", "keyword": self = .keywords
         case "ingredients", "ingredient": self = .ingredients
         case "steps", "step": self = .steps
+        case "category", "categories": self = .category
+        case "cuisine", "cuisines": self = .cuisine
+        case "author": self = .author
         default: return nil
         }
     }
@@ -105,8 +115,8 @@ extension RecipeStore {
         try db.cachedStatement(sql: "DELETE FROM recipe_search_stale").execute()
     }
 
-    /// The recipes (not deleted) whose title, description, keywords, ingredients or steps contain every word of
-    /// `words`, best first (FTS5's bm25 rank, a title match weighing most), at most `limit` of them.
+    /// The recipes (not deleted) whose title, description, keywords, ingredients, steps, category, cuisine or author
+    /// contain every word of `words`, best first (FTS5's bm25 rank, a title match weighing most), at most `limit` of them.
     public func search(_ words: [String], limit: Int = 20) throws(StoreError) -> SearchResult {
         let expression: String
         do {
@@ -123,7 +133,8 @@ extension RecipeStore {
                     SELECT rowid, title,
                         highlight(recipe_search, 0, char(2), char(3)), highlight(recipe_search, 1, char(2), char(3)),
                         highlight(recipe_search, 2, char(2), char(3)), highlight(recipe_search, 3, char(2), char(3)),
-                        highlight(recipe_search, 4, char(2), char(3)),
+                        highlight(recipe_search, 4, char(2), char(3)), highlight(recipe_search, 5, char(2), char(3)),
+                        highlight(recipe_search, 6, char(2), char(3)), highlight(recipe_search, 7, char(2), char(3)),
                         snippet(recipe_search, -1, char(2), char(3), '…', 12)
                     FROM recipe_search WHERE recipe_search MATCH ? ORDER BY rank LIMIT ?
                     """),
@@ -143,7 +154,7 @@ extension RecipeStore {
                 }
                 return SearchHit(
                     id: row[0], title: row[1] as String? ?? "", fields: fields, matchedWords: words,
-                    snippet: row[7] as String? ?? "")
+                    snippet: row[SearchField.allCases.count + 2] as String? ?? "")
             }
             return SearchResult(hits: hits, total: total)
         }

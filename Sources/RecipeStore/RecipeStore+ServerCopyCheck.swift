@@ -14,21 +14,16 @@ extension RecipeStore {
             return "the server's version number \(version) is out of range (recipes takes 1 to \(ServerNumbers.maximum))"
         }
         guard case .live(_, let fields) = copy else { return nil }
-        let texts: [(TextField, String)] = [
-            (.title, fields.title), (.description, fields.description), (.yield, fields.recipeYield),
-            (.keywords, fields.keywords),
-        ] + fields.ingredients.map { (.ingredient, $0) } + fields.steps.map { (.step, $0) }
-        for (field, text) in texts {
-            if let problem = RecipeText.problem(in: text, field: field) {
-                let subject = field == .keywords ? "its keywords contain" : "its \(field.rawValue) contains"
-                let what: String
-                switch problem {
-                case .nulByte: what = "a NUL byte (\\0), which recipes cannot store"
-                case .controlCharacter(let value): what = "the control character U+\(hex4(value)), which recipes does not store"
-                case .lineBreak: what = "a line break, which a \(field.rawValue) cannot hold here"
-                }
-                return "the server's version \(version) is not taken: \(subject) \(what)"
+        // Every text a person could edit: the fields, details, ingredients, steps and their sections.
+        if let (field, problem) = RecipeText.problem(in: fields.content) {
+            let subject = field == .keywords ? "its keywords contain" : "its \(field.rawValue) contains"
+            let what: String
+            switch problem {
+            case .nulByte: what = "a NUL byte (\\0), which recipes cannot store"
+            case .controlCharacter(let value): what = "the control character U+\(hex4(value)), which recipes does not store"
+            case .lineBreak: what = "a line break, which a \(field.rawValue) cannot hold here"
             }
+            return "the server's version \(version) is not taken: \(subject) \(what)"
         }
         if fields.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             return "the server's version \(version) is not taken: its title is blank"

@@ -8,6 +8,17 @@ public enum TextField: String, Sendable, Equatable, CaseIterable {
     case keywords
     case ingredient
     case step
+    case preptime
+    case cooktime
+    case totaltime
+    case author
+    case url
+    case category
+    case cuisine
+    case tools
+    case diets
+    case nutrition
+    case section
 
     /// Whether the field may hold several lines: a description or a step is prose, the rest is one line each.
     public var allowsLineBreaks: Bool { self == .description || self == .step }
@@ -48,25 +59,36 @@ public enum RecipeText {
         return nil
     }
 
-    /// The field and text a change sets or adds, when it carries text.
-    static func text(of change: RecipeChange) -> (field: TextField, text: String)? {
+    /// The fields and texts a change sets or adds.
+    static func texts(of change: RecipeChange) -> [(field: TextField, text: String)] {
         switch change {
-        case .title(let text): (.title, text)
-        case .description(let text): (.description, text)
-        case .yield(let text): (.yield, text)
-        case .keywords(let text): (.keywords, text)
-        case .addIngredient(let text), .setIngredient(_, let text), .insertIngredient(_, let text): (.ingredient, text)
-        case .addStep(let text), .setStep(_, let text), .insertStep(_, let text): (.step, text)
-        case .removeIngredient, .removeStep, .moveIngredient, .moveStep, .setImage, .clearImage: nil
+        case .title(let text): [(.title, text)]
+        case .description(let text): [(.description, text)]
+        case .yield(let text): [(.yield, text)]
+        case .keywords(let text): [(.keywords, text)]
+        case .addIngredient(let text), .setIngredient(_, let text), .insertIngredient(_, let text): [(.ingredient, text)]
+        case .addStep(let text), .setStep(_, let text), .insertStep(_, let text): [(.step, text)]
+        case .detail(let detail, let text): [(detail.textField, text)]
+        case .detailList(let list, let texts): texts.map { (list.textField, $0) }
+        case .nutrition(let key, let value): [(.nutrition, key), (.nutrition, value)]
+        case .stepSection(_, _, let name): [(.section, name)]
+        case .removeIngredient, .removeStep, .moveIngredient, .moveStep, .setImage, .clearImage: []
         }
     }
 
     /// The first field of `content` that `problem(in:field:)` refuses, with its problem.
     static func problem(in content: RecipeContent) -> (field: TextField, problem: TextProblem)? {
-        let texts: [(TextField, String)] = [
+        let details = content.details
+        var texts: [(TextField, String)] = [
             (.title, content.title), (.description, content.description), (.yield, content.recipeYield),
-            (.keywords, content.keywords),
-        ] + content.ingredients.map { (.ingredient, $0) } + content.steps.map { (.step, $0) }
+            (.keywords, content.keywords), (.preptime, details.prepTime), (.cooktime, details.cookTime),
+            (.totaltime, details.totalTime), (.author, details.author), (.url, details.url),
+        ]
+        texts += content.ingredients.map { (.ingredient, $0) }
+        texts += content.steps.flatMap { [(TextField.step, $0.text), (.section, $0.section)] }
+        texts += details.recipeCategory.map { (.category, $0) } + details.recipeCuisine.map { (.cuisine, $0) }
+        texts += details.tool.map { (.tools, $0) } + details.suitableForDiet.map { (.diets, $0) }
+        texts += details.nutrition.flatMap { [(TextField.nutrition, $0.key), (.nutrition, $0.value)] }
         for (field, text) in texts {
             if let problem = problem(in: text, field: field) { return (field, problem) }
         }

@@ -46,6 +46,7 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case unknownConflict(id: Int64)
         case resolution(detail: String)
         case badSearch(String)
+        case noNutrition(key: String, id: Int64, present: [String])
     }
 
     /// What a path given as an image is when it is not a regular file.
@@ -159,6 +160,9 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             return detail
         case .badSearch(let message):
             return message
+        case .noNutrition(let key, let id, let present):
+            let have = present.isEmpty ? "it has none" : "it has " + present.joined(separator: ", ")
+            return "recipe \(id) has no nutrition \(key) to remove; \(have)"
         }
     }
 }

@@ -19,57 +19,29 @@ public struct ServerRecipe: Sendable, Equatable {
     }
 
     /// Reads a stored document (`GET /v1/recipes/{uuid}`, a change of the feed): a schema.org `Recipe` as
-    /// `RecipeDocument` writes it. Nil when it is not one: no identifier or version, a name that is not a text, an
-    /// image URL that does not end in a SHA-256, lists that are not lists of texts (or `HowToStep`s).
+    /// `RecipeDocument` or another app wrote it (`RecipeJSONLD.readDocument`), every property it has kept. Nil when
+    /// it is not one: no identifier or version, a name that is not a text, an image URL that does not end in a
+    /// SHA-256, ingredients or steps that are not texts (or `HowToStep`s and `HowToSection`s).
     public init?(document: Data) {
-        guard let object = try? JSONSerialization.jsonObject(with: document) as? [String: Any] else { return nil }
-        self.init(object: object)
+        guard let object = try? JSONSerialization.jsonObject(with: document) as? [String: Any],
+              let members = JSONScanner.members(of: document)
+        else { return nil }
+        self.init(object: object, members: members)
     }
 
-    /// Reads a document already parsed as a JSON object.
-    init?(object: [String: Any]) {
-        guard let identifierText = object["identifier"] as? String, let identifier = UUID(text: identifierText.lowercased()),
-            let version = ServerInteger.read(object["version"]),
-            let name = object["name"] as? String
+    /// Reads a document already parsed as a JSON object, with its members as written; the version read exactly
+    /// (`ServerInteger`).
+    init?(object: [String: Any], members: [(key: String, value: String)]) {
+        guard let read = RecipeJSONLD.readDocument(object: object, members: members),
+            let identifierText = read.identifier, let identifier = UUID(text: identifierText.lowercased()),
+            let version = ServerInteger.read(object["version"])
         else { return nil }
-        func text(_ key: String) -> String? {
-            guard let value = object[key] else { return "" }
-            return value as? String
-        }
-        guard let description = text("description"), let recipeYield = text("recipeYield"),
-            let keywords = text("keywords")
-        else { return nil }
-        let ingredients: [String]
-        switch object["recipeIngredient"] {
-        case nil: ingredients = []
-        case let list as [String]: ingredients = list
-        default: return nil
-        }
-        var steps: [String] = []
-        switch object["recipeInstructions"] {
-        case nil: break
-        case let list as [Any]:
-            for item in list {
-                if let step = item as? [String: Any], let text = step["text"] as? String {
-                    steps.append(text)
-                } else if let text = item as? String {
-                    steps.append(text)
-                } else {
-                    return nil
-                }
-            }
-        default: return nil
-        }
-        var image: RecipeImage?
+        var fields = read.fields
         if let url = object["image"] {
             guard let url = url as? String, let server = RecipeImage(serverURL: url) else { return nil }
-            image = server
+            fields.image = server
         }
-        self.init(
-            identifier: identifier, version: version,
-            fields: RecipeFields(
-                title: name, description: description, recipeYield: recipeYield, keywords: keywords,
-                ingredients: ingredients, steps: steps, image: image))
+        self.init(identifier: identifier, version: version, fields: fields)
     }
 }
 
@@ -99,14 +71,20 @@ public struct ChangesPage: Sendable, Equatable {
     /// Reads a page; nil when the answer is not one (a change whose document does not read, whose document names
     /// another recipe or version, or sequence numbers out of order make the whole page unreadable).
     public init?(_ data: Data) {
+        // The documents as written, to keep every property of them exactly: the page's `changes`, each change's
+        // `recipe` (the server puts each stored document in as it is).
+        let pageMembers = JSONScanner.memberRanges(of: data)
+        let changesRange = pageMembers?.last { $0.key == "changes" }?.value
+        let changeRanges = changesRange.flatMap { JSONScanner.elementRanges(of: data, in: $0) }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let server = object["server"] as? String, !server.isEmpty,
             let list = object["changes"] as? [[String: Any]],
             let next = ServerInteger.read(object["next"]), ServerNumbers.isSequence(next),
             let more = object["more"] as? Bool
         else { return nil }
+        guard changeRanges?.count == list.count else { return nil }
         var changes: [ServerChange] = []
-        for item in list {
+        for (index, item) in list.enumerated() {
             guard let seq = ServerInteger.read(item["seq"]), ServerNumbers.isSequence(seq), seq > 0,
                 let uuidText = item["uuid"] as? String, let uuid = UUID(text: uuidText.lowercased()),
                 let version = ServerInteger.read(item["version"]),
@@ -114,7 +92,11 @@ public struct ChangesPage: Sendable, Equatable {
             else { return nil }
             var recipe: ServerRecipe?
             if !deleted {
-                guard let document = item["recipe"] as? [String: Any], let read = ServerRecipe(object: document),
+                let recipeRange = changeRanges.flatMap { JSONScanner.memberRanges(of: data, in: $0[index]) }?
+                    .last { $0.key == "recipe" }?.value
+                guard let document = item["recipe"] as? [String: Any], let recipeRange,
+                    let members = JSONScanner.members(of: data.subdata(in: (data.startIndex + recipeRange.lowerBound)..<(data.startIndex + recipeRange.upperBound))),
+                    let read = ServerRecipe(object: document, members: members),
                     read.identifier == uuid, read.version == version
                 else { return nil }
                 recipe = read

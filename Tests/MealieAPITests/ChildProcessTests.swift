@@ -33,7 +33,8 @@ struct ChildProcessTests {
                                                     environment: ["X": "1"], standardErrorPath: directory.appendingPathComponent("log").path)
         #expect(status == 0)
         let listed = String(decoding: output, as: UTF8.self).split(separator: " ").compactMap { Int32($0) }
-        #expect(!listed.contains(held))
-        #expect(listed.filter { $0 > 2 && $0 != 255 }.count <= 2, "\(listed)") // the pipe to `sort`, the folder `ls` reads
+        // The descriptor this test holds open (not close-on-exec) is not among the script's; what else `ls` and bash
+        // hold there (the pipe to `sort`, the folder read, bash's own script descriptor) varies and is not counted.
+        #expect(!listed.contains(held), "\(listed)")
     }
 }

@@ -60,8 +60,15 @@ struct ConflictResolutionTests {
             #expect(throws: ConflictError.unknownField(bad)) { try ConflictSelector(name: bad) }
         }
         #expect(ConflictError.unknownField("colour").errorDescription
-            == "'colour' is not a field; name one of title, description, yield, keywords, image, ingredients, steps, "
-            + "ingredient N or step N")
+            == "'colour' is not a field; name one of title, description, yield, keywords, preptime, cooktime, totaltime, "
+            + "category, cuisine, author, url, tools, diets, image, ingredients, steps, ingredient N, step N, "
+            + "nutrition, nutrition KEY, properties or property KEY")
+        #expect(try ConflictSelector(name: "cooktime") == .field(.cookTime))
+        #expect(try ConflictSelector(name: "category") == .field(.recipeCategory))
+        #expect(try ConflictSelector(name: "nutrition calories") == .field(.nutrition("calories")))
+        #expect(try ConflictSelector(name: "nutrition") == .nutrition)
+        #expect(try ConflictSelector(name: "property aggregate Rating") == .field(.property("aggregate Rating")))
+        #expect(try ConflictSelector(name: "properties") == .properties)
     }
 
     @Test("a field not in conflict is refused, naming the ones that are")

@@ -121,9 +121,10 @@ struct ListMergeTests {
     @Test("steps merge like ingredients and their conflicts are named step N", arguments: cases)
     func steps(_ row: ListCase) {
         let result = RecipeMerge.merge(
-            base: RecipeFields(title: "t", steps: row.base), mine: RecipeFields(title: "t", steps: row.mine),
-            theirs: RecipeFields(title: "t", steps: row.theirs))
-        #expect(result.merged.steps == row.merged)
+            base: RecipeFields(title: "t", steps: row.base.map { Step(text: $0) }),
+            mine: RecipeFields(title: "t", steps: row.mine.map { Step(text: $0) }),
+            theirs: RecipeFields(title: "t", steps: row.theirs.map { Step(text: $0) }))
+        #expect(result.merged.steps.map(\.text) == row.merged)
         let expected = row.conflicts.map { conflict -> FieldConflict in
             var moved = conflict
             moved.field = .step(conflict.field.number ?? 0)

@@ -12,31 +12,54 @@ enum MergeGen {
     static let list = word.array(of: 0...6)
     static let image = Gen.int(in: 0...3).map { images[$0] }
 
-    static let fields = zip(word, word, list, list, image).map { title, keywords, ingredients, steps, image in
-        RecipeFields(title: title, keywords: keywords, ingredients: ingredients, steps: steps, image: image)
+    static let sections = ["", "S", "T"]
+    /// Steps with or without a section, so that a section changed on one side meets a text changed on the other.
+    static let steps = zip(word, Gen.int(in: 0...2)).map { Step(text: $0, section: sections[$1]) }.array(of: 0...6)
+    /// Texts by key (nutrition, the kept properties) from three keys, each there or not.
+    static let keyed = zip(Gen.int(in: 0...7), word, word, word).map { mask, a, b, c -> [String: String] in
+        var texts: [String: String] = [:]
+        for (bit, key, value) in [(1, "k1", a), (2, "k2", b), (4, "k3", c)] where mask & bit != 0 { texts[key] = value }
+        return texts
+    }
+    static let details = zip(word, list, keyed).map { time, category, nutrition in
+        RecipeDetails(cookTime: time, recipeCategory: category, nutrition: nutrition)
+    }
+
+    static let fields = zip(word, word, list, steps, image, details, keyed).map {
+        title, keywords, ingredients, steps, image, details, other in
+        RecipeFields(
+            title: title, keywords: keywords, ingredients: ingredients, steps: steps, details: details,
+            received: ReceivedProperties(other: other), image: image)
     }
 
     /// An edit of a list: kind (0 insert, 1 remove, 2 change), place and word; applied in order.
     static let listEdits = zip(Gen.int(in: 0...2), Gen.int(in: 0...9), word).array(of: 0...4)
+    /// An edit of the steps: as a list edit, with the section the step written gets.
+    static let stepEdits = zip(Gen.int(in: 0...2), Gen.int(in: 0...9), word, Gen.int(in: 0...2)).array(of: 0...4)
 
     /// `fields` edited: each value field replaced by a random one half of the time, each list edited.
-    static let edit = zip(Gen.int(in: 0...15), fields, listEdits, listEdits)
+    static let edit = zip(Gen.int(in: 0...255), fields, listEdits, stepEdits, listEdits)
 
-    static func apply(_ edit: (Int, RecipeFields, [(Int, Int, String)], [(Int, Int, String)]), to base: RecipeFields)
-        -> RecipeFields
-    {
-        let (mask, other, ingredientEdits, stepEdits) = edit
+    static func apply(
+        _ edit: (Int, RecipeFields, [(Int, Int, String)], [(Int, Int, String, Int)], [(Int, Int, String)]),
+        to base: RecipeFields
+    ) -> RecipeFields {
+        let (mask, other, ingredientEdits, stepEdits, categoryEdits) = edit
         var result = base
         if mask & 1 != 0 { result.title = other.title }
         if mask & 2 != 0 { result.keywords = other.keywords }
         if mask & 4 != 0 { result.image = other.image }
         if mask & 8 != 0 { result.description = other.title }
+        if mask & 16 != 0 { result.details.cookTime = other.details.cookTime }
+        if mask & 32 != 0 { result.details.nutrition = other.details.nutrition }
+        if mask & 64 != 0 { result.received.other = other.received.other }
+        if mask & 128 != 0 { result.details.recipeCategory = apply(categoryEdits, to: base.details.recipeCategory) }
         result.ingredients = apply(ingredientEdits, to: base.ingredients)
-        result.steps = apply(stepEdits, to: base.steps)
+        result.steps = apply(stepEdits.map { ($0.0, $0.1, Step(text: $0.2, section: sections[$0.3])) }, to: base.steps)
         return result
     }
 
-    static func apply(_ edits: [(Int, Int, String)], to list: [String]) -> [String] {
+    static func apply<Element>(_ edits: [(Int, Int, Element)], to list: [Element]) -> [Element] {
         var list = list
         for (kind, place, word) in edits {
             if kind == 0 || list.isEmpty {
@@ -94,6 +117,18 @@ struct MergePropertyTests {
                     #expect(result.merged.keywords == side.keywords || named.contains(.keywords))
                 }
                 if side.image != base.image { #expect(result.merged.image == side.image || named.contains(.image)) }
+                if side.details.cookTime != base.details.cookTime {
+                    #expect(result.merged.details.cookTime == side.details.cookTime || named.contains(.cookTime))
+                }
+                for (key, value) in side.details.nutrition where base.details.nutrition[key] != value {
+                    #expect(result.merged.details.nutrition[key] == value || named.contains(.nutrition(key)))
+                }
+                for (key, value) in side.received.other where base.received.other[key] != value {
+                    #expect(result.merged.received.other[key] == value || named.contains(.property(key)))
+                }
+                for category in side.details.recipeCategory where !base.details.recipeCategory.contains(category) {
+                    #expect(result.merged.details.recipeCategory.contains(category) || named.contains(.recipeCategory))
+                }
             }
         }
     }

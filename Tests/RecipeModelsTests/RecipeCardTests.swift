@@ -18,11 +18,22 @@ struct RecipeCardTests {
             Title: Tomato soup
             Yield: 4 servings
             Keywords: soup, vegan
+            Prep time:
+            Cook time:
+            Total time:
+            Category:
+            Cuisine:
+            Author:
+            URL:
+            Tools:
+            Diets:
 
             Description:
             A warm soup.
 
             For cold evenings.
+
+            Nutrition:
 
             Ingredients:
             - 800 g canned tomatoes
@@ -47,9 +58,10 @@ struct RecipeCardTests {
         for text in awkward {
             contents.append(RecipeContent(
                 title: text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "t" : text, description: text,
-                recipeYield: text, keywords: text, ingredients: [text, "plain", text], steps: [text, "plain", text]))
+                recipeYield: text, keywords: text, ingredients: [text, "plain", text],
+                steps: [Step(text: text), "plain", Step(text: text, section: text)]))
         }
-        contents.append(RecipeContent(title: "k", keywords: "a, b", ingredients: awkward, steps: awkward))
+        contents.append(RecipeContent(title: "k", keywords: "a, b", ingredients: awkward, steps: awkward.map { Step(text: $0) }))
         contents.append(RecipeContent(title: "d", description: "  indented\n# hash\nStep: two\n\"q\"\nend  "))
         for content in contents {
             let card = RecipeCard.text(of: content, comments: ["a comment"])

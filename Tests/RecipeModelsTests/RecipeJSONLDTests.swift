@@ -15,13 +15,19 @@ struct RecipeJSONLDTests {
     @Test("schema.org's example: instructions as one text, a relative image path, yield as text")
     func schemaOrgExample() throws {
         let recipes = try RecipeJSONLD.recipes(inFile: try recipeFixture("schema-org-banana-bread.json"))
-        #expect(recipes == [ImportedRecipe(
-            content: RecipeContent(
-                title: "Mom's World Famous Banana Bread",
-                description: "This classic banana bread recipe comes from my mom -- the walnuts add a nice texture and flavor to the banana bread.",
-                recipeYield: "1 loaf", ingredients: ["3 or 4 ripe bananas, smashed", "1 egg", "3/4 cup of sugar"],
-                steps: ["Preheat the oven to 350 degrees. Mix in the ingredients in a bowl. Add the flour last. Pour the mixture into a loaf pan and bake for one hour."]),
-            image: .local(path: "banana-bread.png"))])
+        #expect(recipes.map(\.content) == [RecipeContent(
+            title: "Mom's World Famous Banana Bread",
+            description: "This classic banana bread recipe comes from my mom -- the walnuts add a nice texture and flavor to the banana bread.",
+            recipeYield: "1 loaf", ingredients: ["3 or 4 ripe bananas, smashed", "1 egg", "3/4 cup of sugar"],
+            steps: ["Preheat the oven to 350 degrees. Mix in the ingredients in a bowl. Add the flour last. Pour the mixture into a loaf pan and bake for one hour."],
+            details: RecipeDetails(
+                prepTime: "PT15M", cookTime: "PT1H", author: "A. Baker",
+                nutrition: ["calories": "240 calories", "fatContent": "9 grams fat"],
+                suitableForDiet: ["https://schema.org/LowFatDiet"]))])
+        #expect(recipes.map(\.image) == [.local(path: "banana-bread.png")])
+        // Every property it does not read as a field is kept as written.
+        #expect(recipes.first?.received.other.keys.sorted() == ["datePublished", "interactionStatistic"])
+        #expect(recipes.first?.received.other["datePublished"] == "\"2009-05-08\"")
     }
 
     @Test("Mealie: HowToSteps, keywords as a list, a remote image")
@@ -44,7 +50,10 @@ struct RecipeJSONLDTests {
             keywords: "pasta,quick,garlic",
             ingredients: ["200 g spaghetti", "3 cloves garlic, sliced", "4 tbsp olive oil", "chilli flakes"],
             steps: ["Boil the spaghetti in salted water.", "Warm the garlic in the oil until golden.",
-                    "Toss the pasta with the oil and chilli."]))
+                    "Toss the pasta with the oil and chilli."],
+            details: RecipeDetails(
+                prepTime: "PT0H5M0S", cookTime: "PT0H10M0S", totalTime: "PT0H15M0S", recipeCategory: ["Main course"],
+                url: "https://cooking.example.com/garlic-pasta")))
         #expect(recipe.image == .remote(url: "https://cooking.example.com/img/garlic-pasta.jpg"))
     }
 
@@ -55,8 +64,9 @@ struct RecipeJSONLDTests {
         #expect(recipes[0].content.recipeYield == "2 pizzas")
         #expect(recipes[0].content.keywords == "pizza,baking")
         #expect(recipes[0].content.steps == [
-            "Dough: Mix flour, water, yeast and salt.", "Knead for 10 minutes and let it rise for 2 hours.",
-            "Sauce: Simmer the passata with the oregano for 20 minutes."])
+            Step(text: "Mix flour, water, yeast and salt.", section: "Dough"),
+            Step(text: "Knead for 10 minutes and let it rise for 2 hours.", section: "Dough"),
+            Step(text: "Simmer the passata with the oregano for 20 minutes.", section: "Sauce")])
         #expect(recipes[0].image == .remote(url: "https://tandoor.example.net/media/recipes/pizza.jpg"))
         #expect(recipes[1].content == RecipeContent(
             title: "Lemonade", recipeYield: "6", ingredients: ["4 lemons", "150 g sugar", "1.5 l water"],
@@ -75,21 +85,20 @@ struct RecipeJSONLDTests {
         #expect(recipe.content.keywords == "apple,crumble,autumn")
         #expect(recipe.content.ingredients.first == "6  apples (peeled & sliced)")
         #expect(recipe.content.steps == [
-            "Filling: Toss the apples with the cinnamon.",
-            "Crumble: Rub the butter into the flour and sugar\nuntil it looks like breadcrumbs.",
-            "Scatter over the apples and bake at 180°C for 40 minutes."])
+            Step(text: "Toss the apples with the cinnamon.", section: "Filling"),
+            Step(text: "Rub the butter into the flour and sugar\nuntil it looks like breadcrumbs.", section: "Crumble"),
+            Step(text: "Scatter over the apples and bake at 180°C for 40 minutes.", section: "Crumble")])
         #expect(recipe.image == .remote(url: "https://blog.example.com/wp-content/uploads/crumble.jpg"))
     }
 
     @Test("a recipe site page: mainEntity, CDATA, ingredients and instructions as text with line breaks")
     func recipeSitePage() throws {
         let recipes = try RecipeJSONLD.recipes(inFile: try recipeFixture("recipe-site-page.html"))
-        #expect(recipes == [ImportedRecipe(
-            content: RecipeContent(
-                title: "Overnight Oats", description: "No cooking needed.", recipeYield: "1 jar", keywords: "breakfast",
-                ingredients: ["50 g oats", "150 ml milk", "1 tbsp honey"],
-                steps: ["Stir everything together in a jar.", "Leave it in the fridge overnight.", "Top with fruit."]),
-            image: .remote(url: "https://recipes.example/oats.jpg"))])
+        #expect(recipes.map(\.content) == [RecipeContent(
+            title: "Overnight Oats", description: "No cooking needed.", recipeYield: "1 jar", keywords: "breakfast",
+            ingredients: ["50 g oats", "150 ml milk", "1 tbsp honey"],
+            steps: ["Stir everything together in a jar.", "Leave it in the fridge overnight.", "Top with fruit."])])
+        #expect(recipes.map(\.image) == [.remote(url: "https://recipes.example/oats.jpg")])
     }
 
     @Test("what is not a recipe, malformed or nameless is refused with the reason")
@@ -126,7 +135,13 @@ struct RecipeJSONLDTests {
     @Test("an exported document reads back to the same content")
     func exportReadsBack() throws {
         let content = RecipeCardTests.soup
-        let data = RecipeJSONLD.encode([RecipeJSONLD.object(content, identifier: "u", dateModified: "2026-01-01T00:00:00Z", image: "x.png")])
-        #expect(try RecipeJSONLD.recipes(inFile: data) == [ImportedRecipe(content: content, image: .local(path: "x.png"))])
+        let fields = RecipeFields(
+            title: content.title, description: content.description, recipeYield: content.recipeYield,
+            keywords: content.keywords, ingredients: content.ingredients, steps: content.steps)
+        let data = RecipeJSONLD.encode([RecipeJSONLD.document(fields, identifier: "u", dateModified: "2026-01-01T00:00:00Z", image: "x.png")])
+        let read = try RecipeJSONLD.recipes(inFile: data)
+        #expect(read.map(\.content) == [content])
+        #expect(read.map(\.image) == [.local(path: "x.png")])
+        #expect(read.first?.received.other == [:])
     }
 }

@@ -32,7 +32,7 @@ struct RecipeLimitsTests {
         #expect(unchanged.ingredients.count == limit && unchanged.sync.revision == 1)
         // Steps alike; a recipe below the limit takes more.
         let steps = try #require(try store.create([.init(content: RecipeContent(
-            title: "Steps", steps: (1...limit).map { "step \($0)" }))]).first).id
+            title: "Steps", steps: (1...limit).map { Step(text: "step \($0)") }))]).first).id
         #expect(throws: StoreError(.tooManyParts(what: "steps", count: limit + 1))) { try store.apply(.addStep("x"), to: steps) }
         try store.apply(.addIngredient("salt"), to: steps)
         #expect(StoreError(.tooManyParts(what: "steps", count: 1001)).errorDescription

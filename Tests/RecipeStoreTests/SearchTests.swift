@@ -78,7 +78,7 @@ struct SearchTests {
         let store = try RecipeStore(home: dir.home)
         let count = 400
         let content = RecipeContent(
-            title: "Long", ingredients: (1...count).map { "ingredient \($0)" }, steps: (1...count).map { "step \($0)" })
+            title: "Long", ingredients: (1...count).map { "ingredient \($0)" }, steps: (1...count).map { Step(text: "step \($0)") })
         // sqlite3_total_changes counts the rows every statement wrote, trigger programs included: a rebuild of the
         // recipe's lists per row written (the trigger of migration 0004) adds at least one per row.
         func changes() throws -> Int { try store.peek { db in db.totalChangesCount } }
@@ -92,7 +92,7 @@ struct SearchTests {
             try Row.fetchOne(db, sql: "SELECT ingredients, steps FROM recipe_search WHERE rowid = ?", arguments: [id])
         }
         #expect(indexed?["ingredients"] == (["salt"] + content.ingredients).joined(separator: "\n"))
-        #expect(indexed?["steps"] == content.steps.joined(separator: "\n"))
+        #expect(indexed?["steps"] == content.steps.map(\.text).joined(separator: "\n"))
         #expect(try store.search(["ingredients:salt", "steps:399"]).hits.map(\.id) == [id])
         #expect(try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recipe_search_stale") } == 0)
     }

@@ -180,7 +180,7 @@ struct ConflictCommandTests {
             }
             return []
         }
-        #expect(inserts([], "co") == ["conflicts"])
+        #expect(inserts([], "con") == ["conflicts"])
         #expect(inserts(["resolve"], "") == ["4"])
         #expect(inserts(["resolve", "4"], "") == ["mine", "theirs"])
         #expect(inserts(["resolve", "4", "mine"], "st") == ["steps", "step"])

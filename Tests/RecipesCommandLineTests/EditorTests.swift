@@ -63,6 +63,27 @@ struct EditorTests {
         #expect(try runRecipes(["search", "red", "--home", dir.homePath]).stdout.contains("Red soup"), "the index follows")
     }
 
+    @Test("the card edits the whole recipe: times in words, lists, nutrition, a section heading; in one revision")
+    func wholeRecipeCard() throws {
+        let (dir, store) = try home()
+        let editor = try editorScript(dir, "details.sh", #"""
+            sed -i -e 's/^Cook time:.*/Cook time: 1 hour 15 minutes/' -e 's/^Category:.*/Category: Soup, Starter/' \
+                -e 's/^Nutrition:$/Nutrition:\ncalories: 120 kcal/' -e 's/^Steps:$/Steps:\n== For the soup ==/' "$1"
+            """#)
+        let result = try runRecipes(["edit", "1", "--home", dir.homePath], environment: ["EDITOR": editor])
+        #expect(result.status == 0 && result.stdout == "saved recipe 1 (revision 4)\n", "\(result)")
+        let recipe = try store.recipe(id: 1)
+        #expect(recipe.details == RecipeDetails(cookTime: "PT1H15M", recipeCategory: ["Soup", "Starter"], nutrition: ["calories": "120 kcal"]))
+        #expect(recipe.steps == [Step(text: "Chop.", section: "For the soup")])
+        // The card shows them as typed back: opening and saving it again changes nothing.
+        let touch = try editorScript(dir, "touch.sh", #"touch "$1""#)
+        #expect(try runRecipes(["edit", "1", "--home", dir.homePath], environment: ["EDITOR": touch]).stdout == "recipe 1 unchanged\n")
+        let bad = try editorScript(dir, "bad.sh", #"sed -i -e 's/^Prep time:.*/Prep time: a while/' "$1""#)
+        let refused = try runRecipes(["edit", "1", "--home", dir.homePath], input: "n\n", environment: ["EDITOR": bad])
+        #expect(refused.status == 1 && refused.stderr.contains("Prep time: \"a while\" is not a time"), "\(refused)")
+        #expect(try store.recipe(id: 1).sync.revision == 4)
+    }
+
     @Test("a parse error names the line and offers another round, answered on stdin; the fix is applied")
     func parseErrorThenFix() throws {
         let (dir, store) = try home()

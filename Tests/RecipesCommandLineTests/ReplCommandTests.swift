@@ -94,7 +94,41 @@ struct ReplEditingCommandTests {
         #expect(try parse("cancel", "%1") == .cancelJob(1))
     }
 
+    @Test("the whole recipe's commands parse: times as people write them, lists, diets by name, nutrition, sections, scaling, export formats")
+    func wholeRecipeCommands() throws {
+        #expect(try parse("preptime", "3", "1h", "30m") == .edit(id: 3, .detail(.prepTime, "PT1H30M")))
+        #expect(try parse("cooktime", "3", "90 min") == .edit(id: 3, .detail(.cookTime, "PT1H30M")))
+        #expect(try parse("totaltime", "3", "P0DT2H") == .edit(id: 3, .detail(.totalTime, "P0DT2H")))
+        #expect(try parse("totaltime", "3", "") == .edit(id: 3, .detail(.totalTime, "")))
+        #expect(try parse("category", "3", "Soup,", "Starter") == .edit(id: 3, .detailList(.recipeCategory, ["Soup", "Starter"])))
+        #expect(try parse("cuisine", "3", "") == .edit(id: 3, .detailList(.recipeCuisine, [])))
+        #expect(try parse("tools", "3", "Blender") == .edit(id: 3, .detailList(.tool, ["Blender"])))
+        #expect(try parse("diets", "3", "vegan, paleo") == .edit(id: 3, .detailList(.suitableForDiet, ["https://schema.org/VeganDiet", "paleo"])))
+        #expect(try parse("author", "3", "Jane", "Doe") == .edit(id: 3, .detail(.author, "Jane Doe")))
+        #expect(try parse("url", "3", "https://x.example/a") == .edit(id: 3, .detail(.url, "https://x.example/a")))
+        #expect(try parse("nutrition", "3", "fat", "9 g") == .edit(id: 3, .nutrition(key: "fatContent", value: "9 g")))
+        #expect(try parse("nutrition", "3", "calories", "") == .edit(id: 3, .nutrition(key: "calories", value: "")))
+        #expect(try parse("step", "section", "3", "2-4", "For", "the", "sauce") == .edit(id: 3, .stepSection(from: 2, to: 4, name: "For the sauce")))
+        #expect(try parse("step", "section", "3", "2", "") == .edit(id: 3, .stepSection(from: 2, to: 2, name: "")))
+        #expect(try parse("show", "3", "--servings", "8") == .show(id: 3, scale: .servings(8)))
+        #expect(try parse("show", "3", "--scale", "1.5") == .show(id: 3, scale: .factor(1.5)))
+        #expect(try parse("export", "--format", "markdown", "1") == .export(ids: [1], folder: nil, format: .markdown))
+        #expect(try parse("import", "--as-new", "https://x.example/r") == .importFiles(paths: ["https://x.example/r"], dryRun: false, asNew: true))
+        #expect(ReplCommandSpec.fieldNames(["nutrition", "calories", "property", "video", "nutrition", "title"])
+            == ["nutrition calories", "property video", "nutrition", "title"])
+    }
+
     @Test("bad input names the problem", arguments: [
+        (["preptime", "1", "soon"], "\"soon\" is not a time; write it like 1h 30m, 90 min or PT1H30M"),
+        (["preptime", "1"], "usage: preptime <id> <time>"),
+        (["url", "1", "ftp://x"], "\"ftp://x\" is not a web address"),
+        (["nutrition", "1", "vitamins", "a lot"], "\"vitamins\" is not a nutrition property"),
+        (["nutrition", "1", "fat"], "give the nutrition property, then its text"),
+        (["step", "section", "1", "3-2", "x"], "runs backwards"),
+        (["step", "section", "1"], "give the step number (or n-m), then the section's name"),
+        (["show", "1", "--servings", "0"], "--servings takes a number above 0"),
+        (["show", "1", "--portions", "2"], "unknown option \"--portions\""),
+        (["export", "--format", "pdf"], "--format is jsonld or markdown"),
         (["ingredient", "set", "1", "2"], "the ingredient text is missing"),
         (["step", "move", "1", "2"], "give the step number, then where it goes"),
         (["step", "move", "1", "x", "2"], "\"x\" is not a step number"),

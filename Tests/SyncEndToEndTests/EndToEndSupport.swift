@@ -294,6 +294,8 @@ final class Client {
     let directory = TemporaryDirectory()
     var serverURL: String?
     var token: String?
+    /// An extra CA file the client trusts (`RECIPES_CA_BUNDLE`).
+    var caBundle: String?
 
     init(serverURL: String? = nil) { self.serverURL = serverURL }
 
@@ -309,6 +311,7 @@ final class Client {
         ]
         if let serverURL { env["RECIPES_SERVER_URL"] = serverURL }
         if let token { env["RECIPES_TOKEN"] = token }
+        if let caBundle { env["RECIPES_CA_BUNDLE"] = caBundle }
         return env
     }
 

@@ -1,14 +1,18 @@
-/// A recipe read from a schema.org `Recipe` in JSON-LD: its content and where its image is.
+/// A recipe read from a schema.org `Recipe` in JSON-LD: its content, where its image is, and its properties as
+/// written.
 public struct ImportedRecipe: Sendable, Equatable {
-    /// The fields, ingredients and steps.
+    /// The fields, ingredients, steps and details.
     public var content: RecipeContent
     /// The image the document refers to, if any.
     public var image: ImageSource?
+    /// Every other property of the recipe, and the forms of those read as fields, as the document wrote them.
+    public var received: ReceivedProperties
 
     /// Creates an imported recipe.
-    public init(content: RecipeContent, image: ImageSource? = nil) {
+    public init(content: RecipeContent, image: ImageSource? = nil, received: ReceivedProperties = ReceivedProperties()) {
         self.content = content
         self.image = image
+        self.received = received
     }
 }
 

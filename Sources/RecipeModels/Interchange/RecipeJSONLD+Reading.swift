@@ -2,10 +2,15 @@ import Foundation
 
 extension RecipeJSONLD {
     /// One `Recipe` node as an imported recipe. `recipeIngredient` (or the older `ingredients`) as a list or text,
-    /// `recipeInstructions` as text, a list of texts, `HowToStep`s or `HowToSection`s (a section's name goes in front
-    /// of its first step: "For the sauce: …"), `recipeYield` as text, a number or a list (the first entry that is not
-    /// a bare number, else the first), `keywords` as text or a list; text is trimmed and empty entries dropped.
-    static func recipe(_ node: [String: Any], decodeEntities: Bool) throws(ImportError) -> ImportedRecipe {
+    /// `recipeInstructions` as text, a list of texts, `HowToStep`s or `HowToSection`s (each step keeps its section's
+    /// name), `recipeYield` as text, a number or a list (the first entry that is not a bare number, else the first),
+    /// `keywords` as text or a list; the times, `url` and `author` (a text, or a `Person`'s or `Organization`'s name)
+    /// as text, `recipeCategory`, `recipeCuisine`, `tool` and `suitableForDiet` as lists, `nutrition` as a
+    /// `NutritionInformation`; text is trimmed and empty entries dropped. `received` is what the node's properties
+    /// were as written (see `ReceivedProperties`).
+    static func recipe(
+        _ node: [String: Any], decodeEntities: Bool, received: ReceivedProperties = ReceivedProperties()
+    ) throws(ImportError) -> ImportedRecipe {
         let clean: (String) -> String = { raw in
             let text = decodeEntities ? Self.decodeEntities(raw) : raw
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -23,12 +28,34 @@ extension RecipeJSONLD {
         content.recipeYield = yield(node["recipeYield"] ?? node["yield"]).map(line) ?? ""
         content.keywords = RecipeContent.normalizeKeywords(keywords(node["keywords"]).map(line) ?? "")
         content.ingredients = try ingredients(node["recipeIngredient"] ?? node["ingredients"]).map(line).filter { !$0.isEmpty }
-        content.steps = try instructions(node["recipeInstructions"]).map(clean).filter { !$0.isEmpty }
-        for text in [content.title, content.description, content.recipeYield, content.keywords] + content.ingredients
-            + content.steps where text.contains("\0") {
+        // A section's name is a heading: "Sauce:" is the section "Sauce".
+        let heading: (String) -> String = { raw in
+            let name = line(raw)
+            return name.hasSuffix(":") ? String(name.dropLast()).trimmingCharacters(in: .whitespaces) : name
+        }
+        content.steps = try instructions(node["recipeInstructions"])
+            .map { Step(text: clean($0.text), section: heading($0.section)) }.filter { !$0.text.isEmpty }
+        var details = RecipeDetails()
+        for (key, path) in RecipeDetails.timeKeys {
+            details[keyPath: path] = text(node[key]).map(line) ?? ""
+        }
+        for (key, path) in RecipeDetails.listKeys {
+            details[keyPath: path] = texts(node[key]).map(line).filter { !$0.isEmpty }
+        }
+        details.author = line(names(node["author"]))
+        details.url = text(node["url"]).map(line) ?? ""
+        for (key, value) in nutrition(node["nutrition"]) where !line(value).isEmpty {
+            details.nutrition[key] = line(value)
+        }
+        content.details = details
+        let texts = [content.title, content.description, content.recipeYield, content.keywords, details.prepTime,
+                     details.cookTime, details.totalTime, details.author, details.url]
+            + content.ingredients + content.steps.flatMap { [$0.text, $0.section] }
+            + RecipeDetails.listKeys.flatMap { details[keyPath: $0.path] } + details.nutrition.values
+        for text in texts where text.contains("\0") {
             throw ImportError("it holds a NUL character; remove it from the file")
         }
-        return ImportedRecipe(content: content, image: image(node["image"]))
+        return ImportedRecipe(content: content, image: image(node["image"]), received: received)
     }
 
     /// A text value: a string, a number, the first text of a list, or an object's `@value`, `text` or `name`.
@@ -78,39 +105,38 @@ extension RecipeJSONLD {
         }
     }
 
-    /// The steps of `recipeInstructions`, flattened in order.
-    static func instructions(_ value: Any?, depth: Int = 0) throws(ImportError) -> [String] {
+    /// The steps of `recipeInstructions`, in order, each with the name of the `HowToSection` it is in.
+    static func instructions(_ value: Any?, section: String = "", depth: Int = 0) throws(ImportError) -> [Step] {
         guard depth < 6 else { return [] }
         switch value {
         case nil, is NSNull: return []
         case let string as String:
-            return string.components(separatedBy: .newlines)
+            return string.components(separatedBy: .newlines).map { Step(text: $0, section: section) }
         case let number as NSNumber:
-            return [numberText(number)]
+            return [Step(text: numberText(number), section: section)]
         case let list as [Any]:
-            var steps: [String] = []
+            var steps: [Step] = []
             for element in list {
                 if let string = element as? String {
-                    steps.append(string)  // one step per entry, even when it holds line breaks
+                    steps.append(Step(text: string, section: section))  // one step per entry, even with line breaks
                 } else {
-                    steps += try instructions(element, depth: depth + 1)
+                    steps += try instructions(element, section: section, depth: depth + 1)
                 }
             }
             return steps
         case let object as [String: Any]:
             if let elements = object["itemListElement"] {
-                var steps = try instructions(elements, depth: depth + 1)
-                if hasType(object, "HowToSection"), let name = text(object["name"])?.trimmingCharacters(in: .whitespacesAndNewlines),
-                   !name.isEmpty, !steps.isEmpty {
-                    let separator = name.hasSuffix(":") ? " " : ": "
-                    steps[0] = name + separator + steps[0].trimmingCharacters(in: .whitespacesAndNewlines)
+                var name = section
+                if hasType(object, "HowToSection"), let given = text(object["name"]),
+                   !given.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    name = given
                 }
-                return steps
+                return try instructions(elements, section: name, depth: depth + 1)
             }
             guard let step = text(object["text"]) ?? text(object["name"]) ?? text(object["description"]) else {
                 throw ImportError("a step of recipeInstructions has no text; give each HowToStep a \"text\"")
             }
-            return [step]
+            return [Step(text: step, section: section)]
         default:
             throw ImportError("recipeInstructions is not text, a list or a HowToStep; write it as a list of HowToSteps")
         }

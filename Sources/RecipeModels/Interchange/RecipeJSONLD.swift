@@ -38,11 +38,12 @@ public enum RecipeJSONLD {
     static let noRecipe = ImportError(
         "no schema.org Recipe in it (no \"@type\": \"Recipe\" in its JSON-LD); give a recipe's own page or export")
 
-    /// The recipes of one JSON-LD text.
+    /// The recipes of one JSON-LD text, each with its properties as written (see `ReceivedProperties`).
     static func recipes(inJSON text: String, fromHTML: Bool, requireRecipe: Bool = true) throws(ImportError) -> [ImportedRecipe] {
+        let escaped = escapingRawControls(text)
         let json: Any
         do {
-            json = try JSONSerialization.jsonObject(with: Data(escapingRawControls(text).utf8), options: .fragmentsAllowed)
+            json = try JSONSerialization.jsonObject(with: Data(escaped.utf8), options: .fragmentsAllowed)
         } catch {
             throw ImportError("malformed JSON (\(describe(error))); check the file")
         }
@@ -52,16 +53,30 @@ public enum RecipeJSONLD {
             if requireRecipe { throw noRecipe }
             return []
         }
+        // The nodes as written, found by the same walk; when the walk finds them otherwise (a key given twice, say),
+        // their properties are kept as the parser read them.
+        let texts = recipeTexts(escaped).flatMap { $0.count == nodes.count ? $0 : nil }
+        let graph = graphNodes(json, text: escaped)
         var recipes: [ImportedRecipe] = []
         for (index, node) in nodes.enumerated() {
+            let node = following(node, in: graph.objects)
+            let members = texts.flatMap { JSONScanner.members(of: $0[index]) }.map { following($0, in: graph.texts) }
+                ?? node.map { ($0.key, reserialized($0.value)) }
             do {
-                recipes.append(try recipe(node, decodeEntities: fromHTML))
+                recipes.append(try recipe(node, decodeEntities: fromHTML, received: received(members, node: node)))
             } catch {
                 let which = nodes.count == 1 ? "the recipe" : "recipe \(index + 1) of \(nodes.count)"
                 throw ImportError("\(which): \(error.message)")
             }
         }
         return recipes
+    }
+
+    /// A parsed value as compact JSON with sorted keys.
+    static func reserialized(_ value: Any) -> String {
+        let data = try? JSONSerialization.data(
+            withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 
     /// JSONSerialization's complaint in a few words.

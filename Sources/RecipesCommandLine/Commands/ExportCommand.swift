@@ -2,21 +2,25 @@ import ArgumentParser
 import Foundation
 import RecipeModels
 
-/// `recipes export [<id>...] [--out DIR]`: recipes as schema.org JSON-LD.
+extension ExportFormat: ExpressibleByArgument {}
+
+/// `recipes export [<id>...] [--out DIR] [--format jsonld|markdown]`: recipes as schema.org JSON-LD or Markdown.
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export recipes as schema.org JSON-LD: one array on stdout, or one file per recipe with --out.",
+        abstract: "Export recipes as schema.org JSON-LD (one array on stdout, or one file per recipe with --out) or Markdown.",
         discussion: """
-            Without ids: every recipe that is not deleted. With --out DIR: DIR/<id>-<title>.json per recipe and the \
-            local image copied beside it (referred to by its file name); prints the files written. On stdout a local \
-            image is referred to by a file: URL, an image the server has by its URL. `recipes import` reads either \
-            back into the same recipes (as new ones).
+            Without ids: every recipe that is not deleted. With --out DIR: DIR/<id>-<title>.json (or .md) per recipe \
+            and the local image copied beside it (referred to by its file name); prints the files written. On stdout \
+            a local image is referred to by a file: URL, an image the server has by its URL. `recipes import` reads \
+            the JSON-LD back into the same recipes (as new ones), every property kept. --format markdown writes a \
+            readable page per recipe (title, times, yield, ingredients, sections and steps, nutrition, image link).
             """)
 
     @ParentCommand var root: RecipesCommand
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: ArgumentHelp("Write one file per recipe into DIR.", valueName: "DIR")) var out: String?
+    @Option(name: .long, help: "jsonld (default) or markdown.") var format: ExportFormat = .jsonld
     @Argument(help: ArgumentHelp(RecipeReference.argumentsHelp), transform: RecipeReference.argument)
     var ids: [RecipeReference] = []
 
@@ -28,7 +32,7 @@ struct ExportCommand: ParsableCommand {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
             let store = try context.openStore(.readOnly)
-            let export = RecipeExport(store: store)
+            let export = RecipeExport(store: store, format: format)
             let recipes = try export.recipes(store.recipeIDs(ids))
             if let out {
                 for path in try export.write(recipes, to: out) { context.console.out("exported \(path)\n") }

@@ -2,16 +2,30 @@ import ArgumentParser
 import Foundation
 import RecipeModels
 
-/// `recipes show <id>`: every field of one recipe.
+/// `recipes show <id> [--servings N | --scale F]`: every field of one recipe, its quantities scaled when asked.
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Show every field of a recipe, its image and its sync state.")
+        commandName: "show", abstract: "Show every field of a recipe, its image and its sync state.",
+        discussion: """
+            With --servings N the ingredients' quantities and the yield are multiplied by N over the yield's own \
+            number ("4 servings" and --servings 8: twice); with --scale F by F. A quantity is the number an \
+            ingredient starts with: 2, 1.5, 1,5, 1/2, ½, 1 1/2, 2-3. Text without one is shown as written.
+            """)
 
     @ParentCommand var root: RecipesCommand
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print one JSON object.") var json = false
+    @Option(name: .long, help: ArgumentHelp("Scale the quantities to N servings (from the yield's number).", valueName: "N"))
+    var servings: Double?
+    @Option(name: .long, help: ArgumentHelp("Scale the quantities by F, e.g. 1.5.", valueName: "F")) var scale: Double?
     @Argument(help: ArgumentHelp(RecipeReference.argumentHelp), transform: RecipeReference.argument)
     var id: RecipeReference
+
+    func validate() throws {
+        if servings != nil && scale != nil { throw ValidationError("give --servings or --scale, not both") }
+        if let servings, !(servings > 0 && servings.isFinite) { throw ValidationError("--servings must be a number above 0, e.g. 8") }
+        if let scale, !(scale > 0 && scale.isFinite) { throw ValidationError("--scale must be a number above 0, e.g. 1.5") }
+    }
 
     func run() throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
@@ -19,7 +33,18 @@ struct ShowCommand: ParsableCommand {
             let store = try context.openStore(.readOnly)
             let formatter = RecipeFormatter(store: store, now: Date())
             let recipe = try store.recipe(id: store.recipeID(id))
-            context.console.out(json ? formatter.showJSON(recipe) : formatter.show(recipe))
+            let request: ScaleRequest? = servings.map(ScaleRequest.servings) ?? scale.map(ScaleRequest.factor)
+            let factor = try request.map { request throws in try Self.factor(request, of: recipe) }
+            context.console.out(json ? formatter.showJSON(recipe, scale: factor) : formatter.show(recipe, scale: factor))
+        }
+    }
+
+    /// The factor `request` comes to for `recipe`, or a message saying why it has none.
+    static func factor(_ request: ScaleRequest, of recipe: Recipe) throws -> Double {
+        do {
+            return try QuantityScaling.factor(request, yield: recipe.recipeYield)
+        } catch {
+            throw CommandLineError("recipe \(recipe.id): \(error.message)")
         }
     }
 }

@@ -124,7 +124,8 @@ struct RecipeEditing {
             known.recipeYield = stored.content.recipeYield
             known.keywords = stored.content.keywords
             known.ingredients = stored.content.ingredients.map(Ingredient.init(text:))
-            known.steps = stored.content.steps.map(Step.init(text:))
+            known.steps = stored.content.steps
+            known.details = stored.content.details
             base = known
         } else if header?.revision == nil || header?.revision == current.sync.revision {
             base = current
@@ -194,7 +195,7 @@ struct RecipeEditing {
         RecipeCard.text(of: merged, comments: comments(for: current) + notes(conflicts))
     }
 
-    /// `content` with the image of `recipe` (a card does not change the image) as merge fields.
+    /// `content` with the image and kept properties of `recipe` (a card changes neither) as merge fields.
     static func fields(_ content: RecipeContent, image recipe: Recipe) -> RecipeFields {
         var fields = RecipeFields(recipe)
         fields.title = content.title
@@ -203,15 +204,12 @@ struct RecipeEditing {
         fields.keywords = content.keywords
         fields.ingredients = content.ingredients
         fields.steps = content.steps
+        fields.details = content.details
         return fields
     }
 
-    /// The card's part of merged fields (the image is the store's, left as it is).
-    static func content(_ fields: RecipeFields) -> RecipeContent {
-        RecipeContent(
-            title: fields.title, description: fields.description, recipeYield: fields.recipeYield,
-            keywords: fields.keywords, ingredients: fields.ingredients, steps: fields.steps)
-    }
+    /// The card's part of merged fields (the image and the kept properties are the store's, left as they are).
+    static func content(_ fields: RecipeFields) -> RecipeContent { fields.content }
 
     /// Comment lines naming each conflict with both values: the card holds yours, the other is noted.
     static func notes(_ conflicts: [FieldConflict]) -> [String] {
@@ -225,6 +223,8 @@ struct RecipeEditing {
         case .text(let text): return RecipeCard.quoted(text)
         case .image(let image): return "image \(image.sha256.prefix(12))"
         case .elements(let elements): return elements.isEmpty ? "(none)" : elements.map(RecipeCard.quoted).joined(separator: ", ")
+        case .step(let step): return RecipeCard.quoted(step.description)
+        case .steps(let steps): return steps.isEmpty ? "(none)" : steps.map { RecipeCard.quoted($0.description) }.joined(separator: ", ")
         }
     }
 

@@ -6,11 +6,23 @@ import SystemFiles
 import Glibc
 #endif
 
-/// `recipes export` and the REPL's `export`: recipes as schema.org JSON-LD, one array on standard output or one file
+/// What `recipes export` writes.
+public enum ExportFormat: String, Sendable, CaseIterable {
+    /// schema.org JSON-LD, what `recipes import` reads back.
+    case jsonld
+    /// A readable Markdown page per recipe.
+    case markdown
+
+    /// The extension of a file of this format.
+    var fileExtension: String { self == .jsonld ? "json" : "md" }
+}
+
+/// `recipes export` and the REPL's `export`: recipes as schema.org JSON-LD (one array on standard output, or one file
 /// per recipe in a folder with the local image copied beside it — what `recipes import` reads back into the same
-/// recipes.
+/// recipes, every property kept) or as Markdown pages (`--format markdown`).
 struct RecipeExport {
     let store: RecipeStore
+    var format: ExportFormat = .jsonld
 
     /// The recipes to export: `ids` in that order, else every recipe not deleted, in id order.
     func recipes(_ ids: [Int64]) throws -> [Recipe] {
@@ -21,17 +33,21 @@ struct RecipeExport {
         }
     }
 
-    /// One JSON array of `recipes`; a local image is referred to by its media copy's `file:` URL, else the server's
-    /// (or an imported page's) image URL.
+    /// `recipes` for standard output: one JSON array, or the Markdown pages one after another separated by a rule; a
+    /// local image is referred to by its media copy's `file:` URL, else the server's (or an imported page's) image URL.
     func array(_ recipes: [Recipe]) -> Data {
-        RecipeJSONLD.encode(recipes.map { recipe in
-            let image = localImagePath(recipe).map { URL(fileURLWithPath: $0).absoluteString } ?? recipe.sync.remoteImageURL
-            return object(recipe, image: image)
-        })
+        let images = recipes.map { recipe in
+            localImagePath(recipe).map { URL(fileURLWithPath: $0).absoluteString } ?? recipe.sync.remoteImageURL
+        }
+        if format == .markdown {
+            let pages = zip(recipes, images).map { RecipeMarkdown.page(RecipeContent($0), image: $1) }
+            return Data(pages.joined(separator: "\n---\n\n").utf8)
+        }
+        return RecipeJSONLD.encode(zip(recipes, images).map { document($0, image: $1) })
     }
 
-    /// Writes one `<id>-<title>.json` per recipe into `folder` (created when missing), a local image beside it as
-    /// `<id>-<title>.<ext>`; returns the paths of the JSON files.
+    /// Writes one `<id>-<title>.json` (or `.md`) per recipe into `folder` (created when missing), a local image beside
+    /// it as `<id>-<title>.<ext>`; returns the paths of the files written.
     func write(_ recipes: [Recipe], to folder: String) throws -> [String] {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -46,9 +62,12 @@ struct RecipeExport {
                 try copy(source, to: folder + "/" + name)
                 image = name
             }
-            let path = folder + "/" + stem + ".json"
+            let path = folder + "/" + stem + "." + format.fileExtension
+            let data = format == .markdown
+                ? Data(RecipeMarkdown.page(RecipeContent(recipe), image: image).utf8)
+                : RecipeJSONLD.encode(document(recipe, image: image))
             do {
-                try RecipeJSONLD.encode(object(recipe, image: image)).write(to: URL(fileURLWithPath: path), options: .atomic)
+                try data.write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
                 throw CommandLineError("cannot write \(path): \(error.localizedDescription); check free space and permissions")
             }
@@ -56,9 +75,10 @@ struct RecipeExport {
         }
     }
 
-    private func object(_ recipe: Recipe, image: String?) -> [String: Any] {
-        RecipeJSONLD.object(
-            RecipeContent(recipe), identifier: recipe.uuid.lowercasedString,
+    /// The JSON-LD document of `recipe`: every field and every property it arrived with (see `RecipeJSONLD.document`).
+    private func document(_ recipe: Recipe, image: String?) -> [JSONMember] {
+        RecipeJSONLD.document(
+            RecipeFields(recipe), identifier: recipe.uuid.lowercasedString,
             dateModified: ISO8601.string(recipe.dateModified), image: image)
     }
 

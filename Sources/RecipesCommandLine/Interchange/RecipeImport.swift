@@ -1,12 +1,16 @@
 import Foundation
 import RecipeModels
 import RecipeStore
+import SystemFiles
 
-/// `recipes import` and the REPL's `import`: schema.org JSON-LD files and saved recipe pages become new recipes.
+/// `recipes import` and the REPL's `import`: schema.org JSON-LD files, saved recipe pages and web addresses become
+/// recipes, every property kept.
 ///
-/// Each file is all or nothing: it is read and checked, the images it refers to on this machine are copied into the
-/// media folder, and its recipes are created in one transaction; a file that fails is reported by name with the reason
-/// and leaves no trace, and the next file is imported all the same.
+/// Each input is all or nothing: it is read (or fetched) and checked, the images it refers to are copied into the
+/// media folder (fetched, for a page on the web), and its recipes are written in one transaction; an input that fails
+/// is reported by name with the reason and leaves no trace, and the next one is imported all the same. A recipe whose
+/// address (`url`) a recipe here has already updates that recipe (one revision), unless `asNew`; the line printed
+/// says which.
 struct RecipeImport {
     let store: RecipeStore
     let maxImageBytes: Int64
@@ -14,83 +18,162 @@ struct RecipeImport {
     let workingDirectory: String
     /// Reads standard input, for the file `-`.
     let readStandardInput: () -> Data
+    /// Makes the client that fetches pages, at the first web address (a run of files never loads libcurl).
+    var makeFetch: () throws -> PageFetch = { throw CommandLineError("fetching pages is not available here") }
+    /// `--url`: the address of the page the (one) input is, overriding what the page says.
+    var pageURL: String?
+    /// `--as-new`: a recipe whose address one here has already is imported as a second recipe.
+    var asNew = false
 
     /// Files larger than this are refused rather than read (a recipe page is rarely over a few MiB).
     static let maxFileBytes = 64 << 20
 
-    /// What became of one file.
+    /// What became of one input.
     enum Outcome {
-        /// Its recipes were created (or, with `--dry-run`, would be).
-        case imported([String])
-        /// It failed; the message names the file and the reason.
+        /// Its recipes were written (or, with `--dry-run`, would be): the lines saying so, and notes for stderr.
+        case imported([String], notes: [String])
+        /// It failed; the message names the input and the reason.
         case failed(String)
     }
 
-    /// Imports each of `paths` (`-` is standard input); returns one outcome per file, in order.
-    func run(_ paths: [String], dryRun: Bool) -> [Outcome] {
-        paths.map { path in
-            let name = path == "-" ? "standard input" : path
+    /// Imports each of `inputs` (`-` is standard input, `http(s)://…` a page on the web); one outcome per input.
+    func run(_ inputs: [String], dryRun: Bool) async -> [Outcome] {
+        var fetch: PageFetch?
+        var outcomes: [Outcome] = []
+        for input in inputs {
+            let name = input == "-" ? "standard input" : input
             do {
-                return .imported(try importFile(path, dryRun: dryRun))
+                if Self.isWebAddress(input), fetch == nil { fetch = try makeFetch() }
+                outcomes.append(try await importInput(input, fetch: fetch, dryRun: dryRun))
             } catch {
                 let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
-                return .failed("\(name): \(message); nothing of it was imported")
+                outcomes.append(.failed("\(name): \(message); nothing of it was imported"))
             }
         }
+        return outcomes
     }
 
-    private func importFile(_ path: String, dryRun: Bool) throws -> [String] {
-        let data = try read(path)
+    /// Whether `input` is a web address rather than a file.
+    static func isWebAddress(_ input: String) -> Bool {
+        let lower = input.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    /// One input: read or fetched, its recipes given their addresses and images, written.
+    private func importInput(_ input: String, fetch: PageFetch?, dryRun: Bool) async throws -> Outcome {
+        let source = try await read(input, fetch: fetch)
         let recipes: [ImportedRecipe]
         do {
-            recipes = try RecipeJSONLD.recipes(inFile: data)
+            recipes = try RecipeJSONLD.recipes(inFile: source.data)
         } catch {
             throw CommandLineError(error.message)
         }
-        let folder = path == "-" ? workingDirectory : URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let html = String(decoding: source.data.prefix(Self.maxFileBytes), as: UTF8.self)
+        let canonical = RecipeJSONLD.canonicalLink(inHTML: html).flatMap { Self.resolve($0, against: pageURL ?? source.address) }
+        var notes: [String] = []
+        var writes: [ImportWrite] = []
         var staged: [StagedImage] = []
-        var news: [RecipeStore.NewRecipe] = []
         do {
-            for recipe in recipes {
-                var new = RecipeStore.NewRecipe(content: recipe.content)
-                switch recipe.image {
-                case .local(let reference):
-                    let imagePath = reference.hasPrefix("/") ? reference : folder + "/" + reference
-                    do {
-                        if dryRun {
-                            try Self.checkReadable(imagePath)
-                        } else {
-                            let image = try store.media.stage(from: imagePath, maxBytes: maxImageBytes)
-                            staged.append(image)
-                            new.image = image
-                        }
-                    } catch {
-                        let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
-                        throw CommandLineError("the image of \"\(recipe.content.title)\": \(message)")
-                    }
-                case .remote(let url):
-                    new.remoteImageURL = url
-                case nil:
-                    break
+            for (index, recipe) in recipes.enumerated() {
+                var content = recipe.content
+                content.details.url = Self.address(
+                    explicit: pageURL, canonical: canonical, recipeURL: content.details.url, fetched: source.address,
+                    index: index, count: recipes.count)
+                var new = RecipeStore.NewRecipe(content: content, received: recipe.received)
+                if !dryRun {
+                    let image = try await attach(recipe.image, of: content.title, source: source, fetch: fetch, notes: &notes)
+                    new.image = image.staged
+                    new.remoteImageURL = image.remote
+                    if let copy = image.staged { staged.append(copy) }
+                } else if case .local(let path) = recipe.image, source.address == nil {
+                    try Self.checkReadable(Self.path(path, in: source.folder))
                 }
-                news.append(new)
+                let existing = try store.recipeIDs(withURL: content.details.url).first
+                writes.append(ImportWrite(recipe: new, replacing: asNew ? nil : existing))
             }
         } catch {
             staged.forEach(store.media.discard)
             throw error
         }
         if dryRun {
-            return recipes.map { "would import: " + Self.describe($0, from: folder) }
+            return .imported(zip(recipes, writes).map { recipe, write in
+                let described = Self.describe(recipe, from: source.folder)
+                return write.replacing.map { "would update \($0): " + described } ?? "would import: " + described
+            }, notes: [])
         }
-        return try store.create(news).map { "imported \($0.id): \($0.title)" }
+        let written = try store.importRecipes(writes)
+        let lines = zip(writes, written).map { write, result in
+            Self.line(result.recipe, result.outcome, address: write.recipe.content.details.url, asNewOf: asNew
+                ? (try? store.recipeIDs(withURL: write.recipe.content.details.url).filter { $0 != result.recipe.id }) ?? []
+                : [])
+        }
+        return .imported(lines, notes: notes)
     }
 
-    /// The bytes of `path`, or of standard input for `-`. Only a regular file is read (a named pipe would hold the
-    /// import, a device could be anything), and never the home's database (see `DatabaseFiles`).
-    private func read(_ path: String) throws -> Data {
-        if path == "-" { return readStandardInput() }
+    /// The line saying what became of one recipe.
+    static func line(_ recipe: Recipe, _ outcome: ImportOutcome, address: String, asNewOf others: [Int64]) -> String {
+        let title = TerminalText.clean(recipe.title)
+        switch outcome {
+        case .created where !others.isEmpty:
+            let names = others.map(String.init).joined(separator: ", ")
+            return "imported \(recipe.id): \(title) (a second recipe of \(address); \(names) has it too)"
+        case .created: return "imported \(recipe.id): \(title)"
+        case .updated: return "updated \(recipe.id): \(title) (imported again from \(address), revision \(recipe.sync.revision))"
+        case .unchanged: return "unchanged \(recipe.id): \(title) (it already is as \(address) has it)"
+        }
+    }
+
+    /// The address a recipe keeps as its `url`: for the one recipe of an input, `--url`, else the page's canonical
+    /// link, else its own JSON-LD `url`, else the address it was fetched from; for one of several, its own `url`,
+    /// else the page's address with `#recipe-N` (so that each is found again when the page is imported again).
+    static func address(
+        explicit: String?, canonical: String?, recipeURL: String, fetched: String?, index: Int, count: Int
+    ) -> String {
+        if count == 1 {
+            return [explicit, canonical, recipeURL, fetched].lazy.compactMap { $0 }.first { !$0.isEmpty } ?? ""
+        }
+        if !recipeURL.isEmpty { return recipeURL }
+        guard let page = [explicit, canonical, fetched].lazy.compactMap({ $0 }).first(where: { !$0.isEmpty }) else { return "" }
+        let base = page.split(separator: "#", maxSplits: 1).first.map(String.init) ?? page
+        return base + "#recipe-\(index + 1)"
+    }
+
+    /// `reference` resolved against `base` (a page's address); nil when it is not an http(s) address then.
+    static func resolve(_ reference: String, against base: String?) -> String? {
+        let resolved = base.flatMap { URL(string: reference, relativeTo: URL(string: $0))?.absoluteURL.absoluteString }
+            ?? reference
+        return isWebAddress(resolved) ? resolved : nil
+    }
+
+    // MARK: Reading
+
+    /// An input's bytes, and where its relative references are resolved: a file's folder, or a page's address.
+    struct Source {
+        var data: Data
+        var folder: String
+        /// The address the page was fetched from (after redirects); nil for a file.
+        var address: String?
+    }
+
+    /// The bytes of `input`: a file, standard input for `-`, or a page fetched from the web.
+    private func read(_ input: String, fetch: PageFetch?) async throws -> Source {
+        if Self.isWebAddress(input), let fetch {
+            let page = try await fetch.fetch(
+                input, maxBytes: PageFetch.maxPageBytes,
+                accept: "text/html,application/xhtml+xml,application/ld+json;q=0.9,application/json;q=0.8,*/*;q=0.1")
+            let readable = ["", "text/html", "application/xhtml+xml", "application/ld+json", "application/json", "text/plain"]
+            guard readable.contains(page.mediaType) else {
+                throw CommandLineError(
+                    "not a web page (Content-Type \(page.mediaType)); give the address of a recipe's page")
+            }
+            return Source(data: page.data, folder: workingDirectory, address: page.url)
+        }
+        if input == "-" { return Source(data: readStandardInput(), folder: workingDirectory, address: nil) }
+        // Only a regular file is read (a named pipe would hold the import, a device could be anything), and never the
+        // home's database (see `DatabaseFiles`).
+        let data: Data
         do throws(UserFile.Refusal) {
-            return try UserFile.read(path, maxBytes: Int64(Self.maxFileBytes), refusing: DatabaseFiles(home: store.home))
+            data = try UserFile.read(input, maxBytes: Int64(Self.maxFileBytes), refusing: DatabaseFiles(home: store.home))
         } catch {
             switch error {
             case .notFound: throw CommandLineError("no such file; check the path")
@@ -102,6 +185,12 @@ struct RecipeImport {
                 throw CommandLineError("\(size) bytes, over the \(Self.maxFileBytes >> 20) MiB a recipe file may have")
             }
         }
+        return Source(data: data, folder: URL(fileURLWithPath: input).deletingLastPathComponent().path, address: nil)
+    }
+
+    /// A local image reference as a path: absolute, or relative to `folder`.
+    static func path(_ reference: String, in folder: String) -> String {
+        reference.hasPrefix("/") ? reference : folder + "/" + reference
     }
 
     /// Whether an image file a dry run would copy is there and readable (its bytes are checked by the real import).
@@ -123,7 +212,7 @@ struct RecipeImport {
             "\(content.steps.count) step\(content.steps.count == 1 ? "" : "s")",
         ]
         switch recipe.image {
-        case .local(let path): parts.append("image " + (path.hasPrefix("/") ? path : folder + "/" + path))
+        case .local(let path): parts.append("image " + Self.path(path, in: folder))
         case .remote(let url): parts.append("image " + url)
         case nil: break
         }

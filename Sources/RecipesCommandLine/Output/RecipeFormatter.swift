@@ -94,8 +94,9 @@ public struct RecipeFormatter: Sendable {
     /// (a command given a prefix two recipes share says so and lists them).
     static func shortUUID(_ uuid: UUID) -> String { String(uuid.lowercasedString.prefix(8)) }
 
-    /// `show`: every field, the image and the sync state.
-    public func show(_ recipe: Recipe) -> String {
+    /// `show`: every field, the image and the sync state; with `scale`, the ingredients' quantities and the yield
+    /// multiplied by it (a line says by how much).
+    public func show(_ recipe: Recipe, scale: Double? = nil) -> String {
         let recipe = withoutDeadLease(recipe)
         var lines: [String] = []
         let indent = String(repeating: " ", count: 14)
@@ -106,30 +107,46 @@ public struct RecipeFormatter: Sendable {
         func textLines(_ text: String) -> [String] {
             text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { TerminalText.clean(String($0)) }
         }
+        var content = RecipeContent(recipe)
+        if let scale { content = QuantityScaling.scaled(content, by: scale) }
         field("id", String(recipe.id))
         field("uuid", recipe.uuid.lowercasedString)
         field("title", recipe.title)
         let description = textLines(recipe.description)
         field("description", description[0])
         for line in description.dropFirst() { lines.append(indent + line) }
-        field("yield", recipe.recipeYield)
+        field("yield", content.recipeYield)
+        if let scale { field("scaled", "× " + QuantityScaling.decimal(scale) + " (quantities and yield)") }
         field("keywords", recipe.keywords)
+        for (name, value) in Self.detailLines(recipe.details) { field(name, value) }
+        for (index, (key, value)) in recipe.details.nutrition.sorted(by: { $0.key < $1.key }).enumerated() {
+            let line = TerminalText.clean(key + " " + value)
+            if index == 0 { field("nutrition", key + " " + value) } else { lines.append(indent + line) }
+        }
         if let image = recipe.image {
             field("image", "\(image.format.rawValue), \(image.byteCount) bytes, sha256 \(image.sha256)")
             if let path = imagePath(of: image) { lines.append(indent + TerminalText.clean(path)) }
         } else {
             field("image", "none")
         }
-        field("ingredients", recipe.ingredients.isEmpty ? "none" : "")
-        for (index, ingredient) in recipe.ingredients.enumerated() {
-            lines.append("  \(index + 1). \(TerminalText.clean(ingredient.text))")
+        field("ingredients", content.ingredients.isEmpty ? "none" : "")
+        for (index, ingredient) in content.ingredients.enumerated() {
+            lines.append("  \(index + 1). \(TerminalText.clean(ingredient))")
         }
         field("steps", recipe.steps.isEmpty ? "none" : "")
+        var section = ""
         for (index, step) in recipe.steps.enumerated() {
+            if step.section != section {
+                section = step.section
+                lines.append("  == " + (section.isEmpty ? "" : TerminalText.clean(section) + " ") + "==")
+            }
             let number = "  \(index + 1). "
             let text = textLines(step.text)
             lines.append(number + text[0])
             for line in text.dropFirst() { lines.append(String(repeating: " ", count: number.count) + line) }
+        }
+        if !recipe.received.other.isEmpty {
+            field("also kept", recipe.received.other.keys.sorted().joined(separator: ", "))
         }
         field("state", recipe.sync.effectiveState(at: now).rawValue)
         field("revision", "\(recipe.sync.revision) (on this device)")
@@ -148,6 +165,26 @@ public struct RecipeFormatter: Sendable {
         }
         return lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
             .joined(separator: "\n") + "\n"
+    }
+
+    /// The details `show` prints, those that are set, as (name, value): times as `1h 30m`, lists joined by ", ",
+    /// diets by their names.
+    static func detailLines(_ details: RecipeDetails) -> [(String, String)] {
+        var lines: [(String, String)] = []
+        for (name, time) in [("prep time", details.prepTime), ("cook time", details.cookTime), ("total time", details.totalTime)]
+        where !time.isEmpty {
+            lines.append((name, RecipeDuration.display(time)))
+        }
+        for (name, list) in [("category", details.recipeCategory), ("cuisine", details.recipeCuisine)] where !list.isEmpty {
+            lines.append((name, list.joined(separator: ", ")))
+        }
+        if !details.author.isEmpty { lines.append(("author", details.author)) }
+        if !details.url.isEmpty { lines.append(("url", details.url)) }
+        if !details.tool.isEmpty { lines.append(("tools", details.tool.joined(separator: ", "))) }
+        if !details.suitableForDiet.isEmpty {
+            lines.append(("diets", details.suitableForDiet.map(DietName.display).joined(separator: ", ")))
+        }
+        return lines
     }
 
     /// Left-aligned columns separated by two spaces, each cell cleaned and measured in terminal columns; the last
@@ -182,10 +219,14 @@ public struct RecipeFormatter: Sendable {
         return writer.text + "\n"
     }
 
-    /// `show --json`: every field of one recipe, with its status entry under `sync` (whose `conflicts` hold both
-    /// values of each conflicting field).
-    public func showJSON(_ recipe: Recipe) -> String {
+    /// `show --json`: every field of one recipe (the details under their schema.org names, `stepSections` the section
+    /// of each step, `properties` the other properties as they came), with its status entry under `sync` (whose
+    /// `conflicts` hold both values of each conflicting field); with `scale`, the ingredients and yield scaled and
+    /// `scale` the factor.
+    public func showJSON(_ recipe: Recipe, scale: Double? = nil) -> String {
         let recipe = withoutDeadLease(recipe)
+        var content = RecipeContent(recipe)
+        if let scale { content = QuantityScaling.scaled(content, by: scale) }
         var image = JSONWriter()
         if let reference = recipe.image {
             image.object([
@@ -195,20 +236,43 @@ public struct RecipeFormatter: Sendable {
         }
         var sync = JSONWriter()
         StatusEntry(recipe, image: imagePath(of: recipe.image), now: now, timeZone: timeZone).write(to: &sync)
+        var pairs: [(key: String, value: JSONWriter.Value)] = [
+            ("id", .integer(recipe.id)), ("uuid", .string(recipe.uuid.lowercasedString)),
+            ("title", .string(recipe.title)), ("description", .string(recipe.description)),
+            ("recipeYield", .string(content.recipeYield)), ("keywords", .string(recipe.keywords)),
+            ("ingredients", .raw(Self.stringArray(content.ingredients))),
+            ("steps", .raw(Self.stringArray(recipe.steps.map(\.text)))),
+            ("stepSections", .raw(Self.stringArray(recipe.steps.map(\.section)))),
+            ("prepTime", .string(recipe.details.prepTime)), ("cookTime", .string(recipe.details.cookTime)),
+            ("totalTime", .string(recipe.details.totalTime)),
+            ("recipeCategory", .raw(Self.stringArray(recipe.details.recipeCategory))),
+            ("recipeCuisine", .raw(Self.stringArray(recipe.details.recipeCuisine))),
+            ("author", .string(recipe.details.author)), ("url", .string(recipe.details.url)),
+            ("nutrition", .raw(Self.stringObject(recipe.details.nutrition))),
+            ("tool", .raw(Self.stringArray(recipe.details.tool))),
+            ("suitableForDiet", .raw(Self.stringArray(recipe.details.suitableForDiet))),
+            ("properties", .raw(Self.rawObject(recipe.received.other))),
+            ("image", .raw(recipe.image == nil ? "null" : image.text)),
+            ("dateModified", .string(ISO8601.string(recipe.dateModified))), ("sync", .raw(sync.text)),
+        ]
+        if let scale { pairs.append(("scale", .double(scale))) }
         var writer = JSONWriter()
-        writer.object([
-            "id": .integer(recipe.id), "uuid": .string(recipe.uuid.lowercasedString),
-            "title": .string(recipe.title), "description": .string(recipe.description),
-            "recipeYield": .string(recipe.recipeYield), "keywords": .string(recipe.keywords),
-            "ingredients": .raw(Self.stringArray(recipe.ingredients.map(\.text))),
-            "steps": .raw(Self.stringArray(recipe.steps.map(\.text))),
-            "image": .raw(recipe.image == nil ? "null" : image.text),
-            "dateModified": .string(ISO8601.string(recipe.dateModified)), "sync": .raw(sync.text),
-        ])
+        writer.object(ordered: pairs)
         return writer.text + "\n"
     }
 
     static func stringArray(_ strings: [String]) -> String {
         "[" + strings.map(JSONWriter.quoted).joined(separator: ",") + "]"
+    }
+
+    /// Texts by key as a JSON object with sorted keys.
+    static func stringObject(_ texts: [String: String]) -> String {
+        "{" + texts.sorted { $0.key < $1.key }.map { JSONWriter.quoted($0.key) + ":" + JSONWriter.quoted($0.value) }
+            .joined(separator: ",") + "}"
+    }
+
+    /// JSON texts by key as one JSON object with sorted keys, each value as it is.
+    static func rawObject(_ values: [String: String]) -> String {
+        "{" + values.sorted { $0.key < $1.key }.map { JSONWriter.quoted($0.key) + ":" + $0.value }.joined(separator: ",") + "}"
     }
 }

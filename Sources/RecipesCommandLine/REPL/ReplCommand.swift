@@ -5,7 +5,8 @@ import RecipeStore
 public enum ReplCommand: Equatable, Sendable {
     case new(title: String)
     case list
-    case show(id: RecipeReference)
+    /// `show <id> [--servings N | --scale F]`.
+    case show(id: RecipeReference, scale: ScaleRequest? = nil)
     /// A change applied as it is (`image set` is `setImage`, whose file is staged first).
     case edit(id: RecipeReference, RecipeChange)
     /// `image set`: the file is checked and copied when the command runs.
@@ -30,10 +31,10 @@ public enum ReplCommand: Equatable, Sendable {
     case applyCard(id: RecipeReference, path: String)
     /// `search <words>`: as `recipes search`.
     case search(words: [String])
-    /// `import [--dry-run] <file>...`: as `recipes import`.
-    case importFiles(paths: [String], dryRun: Bool)
-    /// `export [<id>...] [--out <dir>]`: as `recipes export`.
-    case export(ids: [RecipeReference], folder: String?)
+    /// `import [--dry-run] [--as-new] <file|url>...`: as `recipes import`.
+    case importFiles(paths: [String], dryRun: Bool, asNew: Bool = false)
+    /// `export [<id>...] [--out <dir>] [--format jsonld|markdown]`: as `recipes export`.
+    case export(ids: [RecipeReference], folder: String?, format: ExportFormat = .jsonld)
     /// `conflicts`: as `recipes conflicts`.
     case conflicts
     /// `resolve <id> mine|theirs [<field>...]`: as `recipes resolve`, the fields as `--field` names them.
@@ -77,11 +78,25 @@ public struct ReplCommandSpec: Sendable {
     public static let all: [ReplCommandSpec] = [
         .init(name: "new", usage: "new <title>", summary: "create a recipe; prints its id", oneShot: true),
         .init(name: "list", usage: "list", summary: "one row per recipe: id, state, revision, title"),
-        .init(name: "show", usage: "show <id>", summary: "every field, the image and the sync state"),
+        .init(name: "show", usage: "show <id> [--servings N | --scale F]",
+              summary: "every field, the image and the sync state; quantities scaled to N servings or by F"),
         .init(name: "title", usage: "title <id> <text>", summary: "set the name", oneShot: true),
         .init(name: "description", usage: "description <id> <text>", summary: "set the description (\"\" clears)", oneShot: true),
         .init(name: "yield", usage: "yield <id> <text>", summary: "set the yield, e.g. \"4 servings\"", oneShot: true),
         .init(name: "keywords", usage: "keywords <id> <text>", summary: "set comma-separated keywords", oneShot: true),
+        .init(name: "preptime", usage: "preptime <id> <time>",
+              summary: "set the preparation time, e.g. 15m, \"1h 30m\", \"90 min\" or PT1H30M (\"\" clears)", oneShot: true),
+        .init(name: "cooktime", usage: "cooktime <id> <time>", summary: "set the cooking time, written as for preptime", oneShot: true),
+        .init(name: "totaltime", usage: "totaltime <id> <time>", summary: "set the total time, written as for preptime", oneShot: true),
+        .init(name: "category", usage: "category <id> <text>", summary: "set comma-separated categories, e.g. \"Soup, Starter\"", oneShot: true),
+        .init(name: "cuisine", usage: "cuisine <id> <text>", summary: "set comma-separated cuisines, e.g. Italian", oneShot: true),
+        .init(name: "author", usage: "author <id> <name>", summary: "set the author (\"\" clears)", oneShot: true),
+        .init(name: "url", usage: "url <id> <address>", summary: "set the page the recipe came from, http(s)://… (\"\" clears)", oneShot: true),
+        .init(name: "tools", usage: "tools <id> <text>", summary: "set comma-separated tools, e.g. \"Blender, Loaf tin\"", oneShot: true),
+        .init(name: "diets", usage: "diets <id> <text>",
+              summary: "set comma-separated diets: vegan, vegetarian, gluten-free, … (schema.org's) or your own words", oneShot: true),
+        .init(name: "nutrition", usage: "nutrition <id> <property> <text>",
+              summary: "set a nutrition property, e.g. calories \"240 kcal\" or fat \"9 g\" (\"\" removes it)", oneShot: true),
         .init(name: "edit", usage: "edit <id> | edit <id> --from <file>",
               summary: "open the recipe in $VISUAL/$EDITOR as a recipe card / apply a card kept from an edit"),
         .init(name: "ingredient",
@@ -90,17 +105,18 @@ public struct ReplCommandSpec: Sendable {
               summary: "append / remove / replace / insert as the n-th / move an ingredient (from 1)", oneShot: true),
         .init(name: "step",
               usage: "step add <id> <text> | step rm <id> <n> | step set <id> <n> <text> | step insert <id> <n> <text> "
-                + "| step move <id> <n> <to>",
-              summary: "append / remove / replace / insert as the n-th / move a step (from 1)", oneShot: true),
+                + "| step move <id> <n> <to> | step section <id> <n>[-<m>] <name>",
+              summary: "append / remove / replace / insert as the n-th / move a step (from 1) / put steps in a section",
+              oneShot: true),
         .init(name: "image", usage: "image set <id> <path> | image clear <id>",
               summary: "attach a copy of a JPEG, PNG, GIF or WebP file / detach it", oneShot: true),
         .init(name: "delete", usage: "delete <id>", summary: "delete; the server's copy goes on the next sync", oneShot: true),
         .init(name: "search", usage: "search <words>",
               summary: "find recipes by words (title:, ingredients:, … limit a word to a field)"),
-        .init(name: "import", usage: "import [--dry-run] <file>...",
-              summary: "import schema.org recipes from JSON-LD files or saved web pages"),
-        .init(name: "export", usage: "export [<id>...] [--out <dir>]",
-              summary: "recipes as schema.org JSON-LD: an array here, or one file each in <dir>"),
+        .init(name: "import", usage: "import [--dry-run] [--as-new] <file|url>...",
+              summary: "import schema.org recipes from JSON-LD files, saved pages or web addresses (again: updates)"),
+        .init(name: "export", usage: "export [<id>...] [--out <dir>] [--format jsonld|markdown]",
+              summary: "recipes as schema.org JSON-LD (an array here, or one file each in <dir>) or Markdown pages"),
         .init(name: "status", usage: "status [<id>...]", summary: "where each recipe stands with the server"),
         .init(name: "sync", usage: "sync [<id>...] | sync [<id>...] & | sync --background [<id>...]",
               summary: "upload with progress (Ctrl-C cancels) / the same in the background: the prompt returns"),
@@ -133,8 +149,17 @@ public struct ReplCommandSpec: Sendable {
             guard arguments.isEmpty else { throw usageError("list takes no arguments") }
             return .list
         case "show":
-            guard arguments.count == 1 else { throw usageError() }
-            return .show(id: try Self.recipeID(arguments[0]))
+            guard arguments.count == 1 || arguments.count == 3 else { throw usageError() }
+            let id = try Self.recipeID(arguments[0])
+            guard arguments.count == 3 else { return .show(id: id) }
+            guard let number = Double(arguments[2]), number > 0, number.isFinite else {
+                throw usageError("\(arguments[1]) takes a number above 0, not \"\(arguments[2])\"")
+            }
+            switch arguments[1] {
+            case "--servings": return .show(id: id, scale: .servings(number))
+            case "--scale": return .show(id: id, scale: .factor(number))
+            default: throw usageError("unknown option \"\(arguments[1])\"")
+            }
         case "title", "description", "yield", "keywords":
             guard arguments.count >= 2 else { throw usageError() }
             let id = try Self.recipeID(arguments[0])
@@ -149,6 +174,8 @@ public struct ReplCommandSpec: Sendable {
             }
         case "ingredient", "step":
             return try parsePart(arguments)
+        case "preptime", "cooktime", "totaltime", "category", "cuisine", "author", "url", "tools", "diets", "nutrition":
+            return try parseDetail(arguments)
         case "edit":
             if arguments.count == 3, arguments[1] == "--from" {
                 guard !arguments[2].isEmpty else { throw usageError("--from needs a file") }
@@ -161,25 +188,32 @@ public struct ReplCommandSpec: Sendable {
             return .search(words: arguments)
         case "import":
             let dryRun = arguments.contains("--dry-run")
-            let paths = arguments.filter { $0 != "--dry-run" }
+            let asNew = arguments.contains("--as-new")
+            let paths = arguments.filter { $0 != "--dry-run" && $0 != "--as-new" }
             guard !paths.isEmpty, !paths.contains(where: \.isEmpty) else { throw usageError("give the files to import") }
             if paths.contains("-") {
                 throw usageError("the REPL reads its commands from standard input; give file paths (or run `recipes import -`)")
             }
-            return .importFiles(paths: paths, dryRun: dryRun)
+            return .importFiles(paths: paths, dryRun: dryRun, asNew: asNew)
         case "export":
             var ids: [RecipeReference] = []
             var folder: String?
+            var format = ExportFormat.jsonld
             var rest = arguments[...]
             while let argument = rest.popFirst() {
                 if argument == "--out" {
                     guard folder == nil, let value = rest.popFirst(), !value.isEmpty else { throw usageError("--out needs one folder") }
                     folder = value
+                } else if argument == "--format" {
+                    guard let value = rest.popFirst(), let chosen = ExportFormat(rawValue: value) else {
+                        throw usageError("--format is jsonld or markdown")
+                    }
+                    format = chosen
                 } else {
                     ids.append(try Self.recipeID(argument))
                 }
             }
-            return .export(ids: ids, folder: folder)
+            return .export(ids: ids, folder: folder, format: format)
         case "jobs", "wait", "conflicts":
             guard arguments.isEmpty else { throw usageError("\(name) takes no arguments") }
             return name == "jobs" ? .jobs : name == "wait" ? .wait : .conflicts
@@ -271,6 +305,13 @@ public struct ReplCommandSpec: Sendable {
             let text = try text(after: 3)
             if arguments[0] == "set" { return .edit(id: id, step ? .setStep(n, text) : .setIngredient(n, text)) }
             return .edit(id: id, step ? .insertStep(n, text) : .insertIngredient(n, text))
+        case "section" where step:
+            guard arguments.count >= 3 else { throw usageError("give the step number (or n-m), then the section's name") }
+            let bounds = arguments[2].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let from = try Self.position(bounds[0], what: name)
+            let to = bounds.count == 2 ? try Self.position(bounds[1], what: name) : from
+            guard from <= to else { throw usageError("\"\(arguments[2])\" runs backwards; write the lower step first") }
+            return .edit(id: id, .stepSection(from: from, to: to, name: arguments.dropFirst(3).joined(separator: " ")))
         case "move":
             guard arguments.count == 4 else { throw usageError("give the \(name) number, then where it goes") }
             let from = try Self.position(arguments[2], what: name)
@@ -281,7 +322,8 @@ public struct ReplCommandSpec: Sendable {
         }
     }
 
-    /// The field names among `words`, with `ingredient 3` and `step 2` typed as two words read as one name.
+    /// The field names among `words`, with `ingredient 3` and `step 2` typed as two words read as one name, and
+    /// `nutrition calories` or `property video` too (unless the next word names a field of its own).
     static func fieldNames(_ words: [String]) -> [String] {
         var names: [String] = []
         var rest = words[...]
@@ -290,6 +332,11 @@ public struct ReplCommandSpec: Sendable {
                 number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber)
             {
                 names.append(word + " " + number)
+                rest = rest.dropFirst()
+            } else if word == "nutrition" || word == "property", let key = rest.first, !key.isEmpty,
+                (try? ConflictSelector(name: key)) == nil
+            {
+                names.append(word + " " + key)
                 rest = rest.dropFirst()
             } else {
                 names.append(word)

@@ -43,8 +43,14 @@ enum ReplCompletion: Equatable {
         case "help":
             return position == 1 ? words(ReplCommandSpec.all.map(\.name), prefix) : .nothing
         case "ingredient", "step":
-            if position == 1 { return words(["add", "rm", "set", "insert", "move"], prefix) }
+            if position == 1 { return words(["add", "rm", "set", "insert", "move"] + (command == "step" ? ["section"] : []), prefix) }
             return position == 2 ? ids() : .nothing
+        case "nutrition":
+            if position == 1 { return ids() }
+            return position == 2 ? words(NutritionName.properties, prefix) : .nothing
+        case "diets":
+            if position == 1 { return ids() }
+            return words(DietName.known.map(\.name), prefix)
         case "image":
             if position == 1 { return words(["set", "clear"], prefix) }
             if position == 2 { return ids() }
@@ -52,16 +58,20 @@ enum ReplCompletion: Equatable {
         case "resolve":
             if position == 1 { return ids() }
             if position == 2 { return words(ConflictSide.allCases.map(\.rawValue), prefix) }
-            return words(["title", "description", "yield", "keywords", "image", "ingredients", "steps", "ingredient", "step"], prefix)
-        case "show", "title", "description", "yield", "keywords", "delete", "edit", "cancel":
+            return words(["title", "description", "yield", "keywords", "preptime", "cooktime", "totaltime", "category",
+                          "cuisine", "author", "url", "tools", "diets", "image", "ingredients", "steps", "ingredient", "step",
+                          "nutrition", "properties", "property"], prefix)
+        case "show", "title", "description", "yield", "keywords", "delete", "edit", "cancel", "preptime", "cooktime",
+             "totaltime", "category", "cuisine", "author", "url", "tools":
             return position == 1 ? ids() : .nothing
         case "status", "sync":
             return ids()
         case "export":
             if before.last == "--out" { return .files }
-            return prefix.hasPrefix("-") ? words(["--out"], prefix) : ids()
+            if before.last == "--format" { return words(ExportFormat.allCases.map(\.rawValue), prefix) }
+            return prefix.hasPrefix("-") ? words(["--out", "--format"], prefix) : ids()
         case "import":
-            return prefix.hasPrefix("-") ? words(["--dry-run"], prefix) : .files
+            return prefix.hasPrefix("-") ? words(["--dry-run", "--as-new", "--url"], prefix) : .files
         case "search":
             guard !prefix.contains(":") else { return .nothing }
             let fields = SearchField.allCases.map { $0.rawValue + ":" }

@@ -24,22 +24,29 @@ extension ReplSession {
             let result = try store.search(words)
             let bold = SearchFormatter.wantsBold(stdoutIsTerminal: interactive, environment: environment)
             console.out(SearchFormatter(bold: bold).text(result, words: words, limit: 20))
-        case .importFiles(let paths, let dryRun):
-            let importer = RecipeImport(
+        case .importFiles(let paths, let dryRun, let asNew):
+            var importer = RecipeImport(
                 store: try writableStore(), maxImageBytes: configuration.imageMaxBytes,
                 workingDirectory: FileManager.default.currentDirectoryPath, readStandardInput: { Data() })
+            let configuration = self.configuration
+            importer.makeFetch = {
+                try PageFetch.make(caBundlePath: configuration.caBundle, userAgent: "recipes/\(RecipesCommand.version)")
+            }
+            importer.asNew = asNew
             var failed = false
-            for outcome in importer.run(paths.map(expandTilde), dryRun: dryRun) {
+            for outcome in await importer.run(paths.map { RecipeImport.isWebAddress($0) ? $0 : expandTilde($0) }, dryRun: dryRun) {
                 switch outcome {
-                case .imported(let lines): console.out(lines.map { $0 + "\n" }.joined())
+                case .imported(let lines, let notes):
+                    console.out(lines.map { $0 + "\n" }.joined())
+                    console.err(notes.map { "note: \($0)\n" }.joined())
                 case .failed(let message):
                     console.err("error: \(message)\n")
                     failed = true
                 }
             }
             return failed ? .failed : .succeeded
-        case .export(let ids, let folder):
-            let export = RecipeExport(store: store)
+        case .export(let ids, let folder, let format):
+            let export = RecipeExport(store: store, format: format)
             let recipes = try export.recipes(store.recipeIDs(ids))
             if let folder {
                 for path in try export.write(recipes, to: expandTilde(folder)) { console.out("exported \(path)\n") }
