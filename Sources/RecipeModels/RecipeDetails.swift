@@ -1,5 +1,5 @@
 /// The schema.org `Recipe` properties beyond name, description, yield, keywords, ingredients and steps that cooks and
-/// recipe sites use (CONTRACT section 3, "The whole recipe"): times, category, cuisine, author, the page's address,
+/// recipe sites use (docs/http-api.md, "The recipe document"): times, category, cuisine, author, the page's address,
 /// nutrition, tools and diets. Each is optional: empty text, an empty list or no nutrition means unset.
 public struct RecipeDetails: Sendable, Hashable {
     /// `prepTime`: an ISO 8601 duration as written (`PT15M`); empty when unset.

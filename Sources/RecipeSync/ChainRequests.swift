@@ -84,7 +84,7 @@ struct ChainRequests: Sendable {
 
     /// The JSON step: writes the outbox file of exactly this revision, checks that the lease is still this process's
     /// and the recipe not deleted (`mayUpload`: as the poller last saw it, or the database), then `PUT`s the bytes
-    /// written as the server's version `base + 1`, conditional on the server still having `base` (CONTRACT section 3).
+    /// written as the server's version `base + 1`, conditional on the server still having `base` (docs/http-api.md).
     /// Only an answer naming this recipe and that version counts as acknowledged. A `412` (another device wrote first)
     /// is read, merged and pushed again, at most `maxRounds` times in all (`pushAfterStale`).
     func sendRecipe(_ claim: SyncClaim, imageURL: String?) async throws -> PushResult {

@@ -1,4 +1,4 @@
-/// Whether a page of the server's changes feed moves a pull forward (CONTRACT section 3): a pure decision, so that a
+/// Whether a page of the server's changes feed moves a pull forward (docs/http-api.md): a pure decision, so that a
 /// feed that never ends — `more` with the same `next`, a `next` going backwards, changes the cursor has passed, a
 /// server id that changes on every page — ends the pull with a message instead of making it (and cron's runs, and
 /// the REPL's `sync &`) run for ever.

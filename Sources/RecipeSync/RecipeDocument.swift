@@ -5,8 +5,7 @@ import RecipeModels
 import Glibc
 #endif
 
-/// The recipe as the server receives it: a schema.org `Recipe` in JSON-LD (CONTRACT section 3, with "The whole
-/// recipe").
+/// The recipe as the server receives it: a schema.org `Recipe` in JSON-LD (docs/http-api.md, "The recipe document").
 ///
 /// The bytes are a pure function of the recipe, the version and the image URL, so a retried upload sends the same
 /// document and the outbox file of a revision is reproducible: compact JSON, keys in sorted order, slashes not

@@ -2,7 +2,7 @@ import Foundation
 import RecipeModels
 import Transport
 
-/// The requests of the HTTP contract (CONTRACT section 3) for one server, and what their answers mean.
+/// The requests of the HTTP contract (docs/http-api.md) for one server, and what their answers mean.
 ///
 /// Building requests and reading answers are plain functions, tested without a network.
 public struct ServerAPI: Sendable, Equatable {

@@ -3,7 +3,7 @@ import ReferenceServer
 import Testing
 import Transport
 
-/// The recipe rows of CONTRACT section 3 (conditional writes, tombstones, ETags), through the real transport.
+/// The recipe rows of docs/http-api.md (conditional writes, tombstones, ETags), through the real transport.
 @Suite("Conditional recipe writes (section 3)")
 struct ConditionalWriteTests {
     /// The parts of a 412 body.

@@ -81,7 +81,7 @@ enum Sample {
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ Int(seed)) })
     }
 
-    /// The recipe JSON of CONTRACT section 3.
+    /// The recipe JSON of docs/http-api.md.
     static func recipe(_ identifier: String, version: Int, name: String = "Tomato soup", image: String? = nil) -> Data {
         var object: [String: Any] = [
             "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": version,

@@ -3,7 +3,7 @@ import ReferenceServer
 import Testing
 import Transport
 
-/// Every row of CONTRACT section 3's table, against a live recipes-server, through the real transport.
+/// Every row of docs/http-api.md's requests, against a live recipes-server, through the real transport.
 @Suite("HTTP contract conformance (section 3)")
 struct ContractTableTests {
     @Test("GET /v1/health answers 200 {\"status\":\"ok\",\"server\":<id>}, the same id as the changes feed's")

@@ -3,7 +3,7 @@ import ReferenceServer
 import Testing
 import Transport
 
-/// The read rows of CONTRACT section 3 (the paged list, the changes feed) and concurrent conditional writes,
+/// The read rows of docs/http-api.md (the paged list, the changes feed) and concurrent conditional writes,
 /// through the real transport.
 @Suite("Recipe list, changes feed and concurrent writers (section 3)")
 struct FeedConformanceTests {

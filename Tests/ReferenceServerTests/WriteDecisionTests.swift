@@ -2,7 +2,7 @@ import HTTPTypes
 import Testing
 @testable import ReferenceServer
 
-@Suite("Conditional write decisions (CONTRACT section 3) without I/O")
+@Suite("Conditional write decisions (docs/http-api.md) without I/O")
 struct WriteDecisionTests {
     static let doc: [UInt8] = Array(#"{"version":3}"#.utf8)
     static let other: [UInt8] = Array(#"{"version":3,"name":"x"}"#.utf8)
