@@ -146,32 +146,3 @@ struct VerdictTests {
         #expect(summary.verdict == expected)
     }
 }
-
-@Suite("CachedReachability remembers an answer for its lifetime, and says it knows only a fresh 'reachable'")
-struct CachedReachabilityTests {
-    @Test("unknown before the first probe; known after a 'reachable' answer; forgotten after invalidate, after the lifetime, and never known for 'unreachable'")
-    func knownReachable() async throws {
-        let probes = Locked(0)
-        let answer = Locked(true)
-        let probe = ConnectProbe { _, _ in
-            probes.withLock { $0 += 1 }
-            return answer.withLock { $0 }
-        }
-        let cache = CachedReachability(url: "http://127.0.0.1:9", probe: probe, lifetime: 0.2)
-        #expect(!cache.isKnownReachable(host: "127.0.0.1", port: 9))
-        #expect(await cache.isReachable(host: "127.0.0.1", port: 9))
-        #expect(cache.isKnownReachable(host: "127.0.0.1", port: 9))
-        #expect(await cache.isReachable(host: "127.0.0.1", port: 9))
-        #expect(probes.withLock { $0 } == 1)  // the second answer came from the cache
-        cache.invalidate()
-        #expect(!cache.isKnownReachable(host: "127.0.0.1", port: 9))
-        answer.withLock { $0 = false }
-        #expect(!(await cache.isReachable(host: "127.0.0.1", port: 9)))
-        #expect(!cache.isKnownReachable(host: "127.0.0.1", port: 9))
-        answer.withLock { $0 = true }
-        cache.invalidate()
-        #expect(await cache.isReachable(host: "127.0.0.1", port: 9))
-        try await Task.sleep(for: .milliseconds(250))
-        #expect(!cache.isKnownReachable(host: "127.0.0.1", port: 9))  // older than its lifetime
-    }
-}
