@@ -106,7 +106,7 @@ struct RunReports: Sendable {
         }
         return tally.withLock { summary in
             summary.waiting += recipes.count
-            if pulling { summary.pullStopped = target }
+            if pulling { summary.pullStopped = PullStop(.unreachable, target) }
             return summary
         }
     }

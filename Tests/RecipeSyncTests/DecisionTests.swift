@@ -146,3 +146,22 @@ struct VerdictTests {
         #expect(summary.verdict == expected)
     }
 }
+
+@Suite("Why a pull stopped is a typed value: the page's outcome says whether the server was unreachable")
+struct PullStopTests {
+    static let unreachable = EngineError.unreachable(host: "127.0.0.1", port: 9)
+
+    @Test("each outcome of a page's fetch stops the pull for the cause the table says", arguments: [
+        ("deferred to wait for the network", ProcedureOutcome.deferred(Deferral(error: unreachable, retryAfter: nil, attempts: 0)),
+         PullStop.Cause.unreachable),
+        ("the reachability condition failed", .failed(unreachable), .unreachable),
+        ("deferred with a backoff after server errors",
+         .deferred(Deferral(error: StepFailure(.transient(retryAfter: nil), "changes: HTTP 503"), retryAfter: .seconds(4), attempts: 3)),
+         .failed),
+        ("failed for good", .failed(StepFailure(.permanent, "changes: HTTP 400")), .failed),
+        ("cancelled (Ctrl-C)", .cancelled(.requested("interrupted")), .interrupted),
+    ] as [(String, ProcedureOutcome, PullStop.Cause)])
+    func cause(_ what: String, outcome: ProcedureOutcome, expected: PullStop.Cause) {
+        #expect(PullStop.of(outcome).cause == expected, "\(what)")
+    }
+}
