@@ -30,7 +30,7 @@ public struct ReachabilityCondition: ProcedureCondition {
     /// `Reachability(<host>:<port>)`.
     public var name: String { "Reachability(\(host):\(port))" }
 
-    /// Holds at once when the probe already knows the host is reachable (its cached answer).
+    /// Holds at once when the probe already knows the host is reachable (a recent answer).
     public func holdsWithoutEvaluation(_ context: ConditionContext) -> Bool {
         probe.isKnownReachable(host: host, port: port)
     }
