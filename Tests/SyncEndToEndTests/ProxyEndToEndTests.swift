@@ -80,6 +80,14 @@ struct ProxyEndToEndTests {
         let fetched = proxied.forwarded.dropFirst(before)
         #expect(fetched.contains { $0.hasPrefix("GET /v1/changes") }, "\(fetched)")
         #expect(fetched.filter { $0.hasPrefix("GET /v1/images/") }.count == 2, "\(fetched)")
+
+        // Cron's idle run: nothing to push, so the feed check alone asks the server (through the proxy) whether
+        // anything is new.
+        let checked = proxied.forwarded.count
+        let idle = try there.run(["sync", "--background"])
+        #expect(idle.status == 0, "\(idle)")
+        #expect(proxied.forwarded.dropFirst(checked).map { $0.split(separator: "?").first ?? "" } == ["GET /v1/changes"],
+                "\(proxied.forwarded.dropFirst(checked))")
     }
 
     @Test("recipes sync --watch uploads an edit and applies another home's write, its long poll held through the proxy")
