@@ -11,17 +11,6 @@ extension ReachabilityProbe {
     public func isKnownReachable(host: String, port: Int) -> Bool { false }
 }
 
-/// A probe made of a closure, e.g. `ClosureReachabilityProbe { host, port in await tcpConnect(host, port) }`.
-public struct ClosureReachabilityProbe: ReachabilityProbe {
-    private let probe: @Sendable (String, Int) async -> Bool
-
-    /// Wraps `probe`.
-    public init(_ probe: @escaping @Sendable (String, Int) async -> Bool) { self.probe = probe }
-
-    /// Calls the closure.
-    public func isReachable(host: String, port: Int) async -> Bool { await probe(host, port) }
-}
-
 /// Holds when the host answers the injected probe; otherwise fails with `EngineError.unreachable`, which retry
 /// policies classify as "not now" (no attempt counted; wait for the network or defer).
 public struct ReachabilityCondition: ProcedureCondition {
@@ -41,7 +30,7 @@ public struct ReachabilityCondition: ProcedureCondition {
     /// `Reachability(<host>:<port>)`.
     public var name: String { "Reachability(\(host):\(port))" }
 
-    /// Holds at once when the probe already knows the host is reachable (its cached answer).
+    /// Holds at once when the probe already knows the host is reachable (a recent answer).
     public func holdsWithoutEvaluation(_ context: ConditionContext) -> Bool {
         probe.isKnownReachable(host: host, port: port)
     }

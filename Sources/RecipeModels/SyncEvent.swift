@@ -109,6 +109,32 @@ public struct SyncEvent: Sendable, Equatable {
     }
 }
 
+/// Why a run's pull stopped before the server's latest change: what stopped it, which a watcher acts on, and the words
+/// a person is shown.
+public struct PullStop: Sendable, Equatable {
+    /// What stopped a pull.
+    public enum Cause: Sendable, Equatable {
+        /// The server could not be reached: a later pull, once the network is back, goes on.
+        case unreachable
+        /// The run was stopped (Ctrl-C, refused credentials, a set-up mistake found by another request).
+        case interrupted
+        /// The server answered, but not so that the pull could go on (errors past the retries, a feed that does not
+        /// add up).
+        case failed
+    }
+
+    /// What stopped it.
+    public var cause: Cause
+    /// Why, in words (`cannot reach host:port: …`).
+    public var words: String
+
+    /// A stop for `cause`, said as `words`.
+    public init(_ cause: Cause, _ words: String) {
+        self.cause = cause
+        self.words = words
+    }
+}
+
 /// How a whole sync run ended, and the exit status that says so.
 public struct SyncSummary: Sendable, Equatable {
     /// Recipes whose chain finished on the server.
@@ -132,7 +158,7 @@ public struct SyncSummary: Sendable, Equatable {
     /// Recipes cancelled earlier (`recipes cancel`), left alone until edited or synced by id: reminded of.
     public var cancelledEarlier = 0
     /// Why the pull stopped before the server's latest change (the server unreachable, failing), if it did.
-    public var pullStopped: String?
+    public var pullStopped: PullStop?
     /// Whether the server refused the credentials (the run stopped).
     public var credentialsRefused = false
     /// What is wrong with the set-up when the destination is not a recipes server or speaks another protocol (the run

@@ -10,7 +10,7 @@ import Transport
 struct ChainRequests: Sendable {
     let api: ServerAPI
     let client: HTTPClient
-    let reachability: CachedReachability
+    let reachability: Reachability
     let store: RecipeStore
     let settings: SyncSettings
     let outbox: Outbox
@@ -22,14 +22,15 @@ struct ChainRequests: Sendable {
               progress: (@Sendable (TransferProgress) -> Void)? = nil,
               sink: (any ResponseBodySink)? = nil) async throws -> HTTPResponse {
         do {
-            return try await client.send(request, progress: progress, streamingSuccessTo: sink)
+            return try await reachability.transfer(to: api.baseURL) { () async throws(TransportError) in
+                try await client.send(request, progress: progress, streamingSuccessTo: sink)
+            }
         } catch {
             if error.kind == .halted {
                 // Another request's credentials were refused and the client sends nothing more: the same refusal
                 // for this chain (the run stops, the recipe stays as it was).
                 throw StepFailure(.credentials, "not sent: the server refused the credentials")
             }
-            if error.kind == .connectionRefused || error.kind == .connectTimeout { reachability.invalidate() }
             if let mistake = setUpMistake(.transport(error.kind, message: error.message)) { throw mistake }
             let outcome = TransferOutcome.classify(.failure(error), now: settings.now(), redacting: settings.token)
             var failure = StepFailure.from(outcome, what: what) ?? StepFailure(.permanent, "\(what): \(error.message)")

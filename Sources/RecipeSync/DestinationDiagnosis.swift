@@ -5,8 +5,8 @@ import Transport
 /// set-up (server.url names something that is not a recipes server, or speaks the wrong protocol), which a person
 /// must fix and which waiting never cures.
 ///
-/// A plain function of what was observed (`classify`), tested from a table; the run, the idle cron check and,
-/// later, whatever owns "can this destination be reached?" ask it.
+/// A plain function of what was observed (`classify`), tested from a table; the run, the idle cron check and
+/// `Reachability` (the words of an unreachable server) ask it.
 public enum DestinationDiagnosis: Sendable, Equatable {
     /// No route to the host: the network is down, the name does not resolve, nothing answers in time. A later run
     /// tries again (exit 75, quiet in cron).

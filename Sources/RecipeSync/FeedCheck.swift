@@ -17,13 +17,12 @@ public enum FeedCheck: Sendable, Equatable {
 
     /// Asks the server of `settings` about the changes after `cursor`.
     ///
-    /// The server's host is probed first, as every step's reachability condition does: a cron run on a laptop that is
-    /// offline ends without loading libcurl (whose libraries cost more than the rest of the run).
+    /// Reachability is asked first (`SyncSettings.reachability`, as every step's condition does): a cron run on a
+    /// laptop that is offline ends without loading libcurl (whose libraries cost more than the rest of the run).
     public static func ask(_ settings: SyncSettings, after cursor: FeedCursor) async -> FeedCheck {
         guard let api = settings.api, let server = cursor.server else { return .changes }
-        if let target = ConnectProbe.hostAndPort(of: api.baseURL),
-           !(await settings.probe.isReachable(host: target.host, port: target.port)) {
-            return .unreachable(RunReports.unreachableWords(api, probe: settings.probe))
+        guard await settings.reachability.isReachable(api.baseURL) else {
+            return .unreachable(settings.reachability.unreachableWords(api.baseURL))
         }
         func diagnosed(_ observation: DestinationDiagnosis.Observation) -> FeedCheck? {
             guard let destination = DestinationDiagnosis.Destination(url: api.baseURL) else { return nil }
@@ -40,7 +39,9 @@ public enum FeedCheck: Sendable, Equatable {
             return .changes  // the full run reports what is wrong with the client's settings
         }
         do {
-            let response = try await client.send(api.changes(since: cursor.seq, limit: 1))
+            let response = try await settings.reachability.transfer(to: api.baseURL) { () async throws(TransportError) in
+                try await client.send(api.changes(since: cursor.seq, limit: 1))
+            }
             let body = String(decoding: response.body.prefix(512), as: UTF8.self)
             if let mistake = diagnosed(.answer(status: response.status, request: .always, body: body)) { return mistake }
             guard response.status == 200, let page = ChangesPage(response.body) else { return .changes }

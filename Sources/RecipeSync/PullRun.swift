@@ -84,7 +84,7 @@ struct PullRun: Sendable {
             if registry.isStopped {
                 // Ctrl-C (or refused credentials): what was downloaded is applied, the rest waits for the next run.
                 _ = try await drain(&pipeline)
-                tally.withLock { $0.pullStopped = $0.pullStopped ?? "interrupted before the server's latest change" }
+                tally.withLock { $0.pullStopped = $0.pullStopped ?? PullStop(.interrupted, "interrupted before the server's latest change") }
                 return .stopped
             }
             guard let page = try await fetchPage(since: since) else {
@@ -97,7 +97,7 @@ struct PullRun: Sendable {
                 serverChanges: serverChanges.withLock { $0 })
             {
                 _ = try await drain(&pipeline)
-                tally.withLock { $0.pullStopped = reason }
+                tally.withLock { $0.pullStopped = PullStop(.failed, reason) }
                 return .stopped
             }
             if page.server != cursor.server {
@@ -180,8 +180,7 @@ struct PullRun: Sendable {
             registry.stopAll(.setup)
             return nil
         case let outcome:
-            let reason = outcome.error.map(ChainConclusion.describe) ?? "interrupted"
-            tally.withLock { $0.pullStopped = reason }
+            tally.withLock { $0.pullStopped = PullStop.of(outcome) }
             return nil
         }
     }

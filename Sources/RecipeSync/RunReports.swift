@@ -98,7 +98,7 @@ struct RunReports: Sendable {
             recipe.sync.state != .synced || recipe.sync.revision > recipe.sync.syncedRevision
         }
         try store.markOffline(ids: recipes.map(\.id), since: since)
-        let target = Self.unreachableWords(api, probe: settings.probe)
+        let target = settings.reachability.unreachableWords(api.baseURL)
         for recipe in recipes {
             emit(SyncEvent(
                 .offline, id: recipe.id, uuid: recipe.uuid, title: recipe.title, revision: recipe.sync.revision,
@@ -106,19 +106,8 @@ struct RunReports: Sendable {
         }
         return tally.withLock { summary in
             summary.waiting += recipes.count
-            if pulling { summary.pullStopped = target }
+            if pulling { summary.pullStopped = PullStop(.unreachable, target) }
             return summary
         }
-    }
-
-    /// Why the server of `api` cannot be reached, in words (`cannot reach host:port: no route to the host …`,
-    /// `nothing answers on host:port …`), from what `probe` saw (`DestinationDiagnosis`).
-    static func unreachableWords(_ api: ServerAPI, probe: ConnectProbe) -> String {
-        guard let target = ConnectProbe.hostAndPort(of: api.baseURL) else { return "cannot reach \(api.baseURL)" }
-        guard let destination = DestinationDiagnosis.Destination(url: api.baseURL),
-            let failure = probe.lastFailure(host: target.host, port: target.port),
-            let words = DestinationDiagnosis.classify(.connect(failure), of: destination).words
-        else { return "cannot reach \(target.host):\(target.port)" }
-        return words
     }
 }

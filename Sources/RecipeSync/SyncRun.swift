@@ -86,8 +86,7 @@ public final class SyncRun: Sendable {
 
         // Only work to do with a server needs one: cron may run before the user configured one.
         guard let api = settings.api else { throw SyncRunError.noServer }
-        let host = ConnectProbe.hostAndPort(of: api.baseURL)
-        guard let host, await serverIsReachable(host) else {
+        guard let reachable = settings.reachability.condition(for: api.baseURL), await serverIsReachable(reachable) else {
             if options.ids == nil { try reports.reportConflicts(except: [], at: settings.now()) }
             return try reports.reportOffline(api, ids: due ? options.ids : [], since: settings.now(), pulling: pulls)
         }
@@ -109,13 +108,12 @@ public final class SyncRun: Sendable {
         let queue = ProcedureQueue(
             maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random,
             taskExecutor: client.taskExecutor)
-        let reachability = CachedReachability(url: api.baseURL, probe: settings.probe, now: settings.now)
         let requests = ChainRequests(
-            api: api, client: client, reachability: reachability, store: store, settings: settings, outbox: outbox,
+            api: api, client: client, reachability: settings.reachability, store: store, settings: settings, outbox: outbox,
             recorder: recorder, poller: poller)
         let parts = UploadChain.Parts(
             requests: requests, retry: retryPolicy,
-            reachability: ReachabilityCondition(host: host.host, port: host.port, probe: reachability),
+            reachability: reachable,
             observe: { claim, step in StepObserver(run: self, claim: claim, step: step) })
         let feeder = ChainFeeder(store: store, settings: settings, options: options, registry: registry, reports: reports)
 
@@ -171,17 +169,12 @@ public final class SyncRun: Sendable {
         return chain.group.erased
     }
 
-    /// Whether the server at `host` is reachable, waiting up to `--wait-for-network` for it: one procedure with the
-    /// reachability condition and the run's retry policy, so that the engine's own wait for the network (which each
-    /// step's condition uses too) does the waiting, on the run's clock. Asked without the chains' cached answers.
-    func serverIsReachable(_ host: (host: String, port: Int)) async -> Bool {
-        let probe = settings.probe
+    /// Whether the server is reachable, waiting up to `--wait-for-network` for it: one procedure with the
+    /// reachability condition every step has (`Reachability`) and the run's retry policy, so that the engine's own
+    /// wait for the network does the waiting, on the run's clock.
+    func serverIsReachable(_ reachable: ReachabilityCondition) async -> Bool {
         let check = Procedure<Void>(
-            name: "reachability of \(host.host):\(host.port)",
-            conditions: [ReachabilityCondition(host: host.host, port: host.port, probe: ClosureReachabilityProbe { host, port in
-                await probe.isReachable(host: host, port: port)
-            })],
-            retry: retryPolicy) { _ in }
+            name: "reachability of \(reachable.host):\(reachable.port)", conditions: [reachable], retry: retryPolicy) { _ in }
         let queue = ProcedureQueue(maxConcurrentProcedures: 1, clock: settings.clock, random: settings.random)
         networkCheck.withLock { $0 = check.erased }
         if registry.isStopped { check.cancel(reason: .requested(ChainRegistry.words(.interrupted))) }

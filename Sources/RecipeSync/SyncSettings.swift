@@ -54,8 +54,9 @@ public struct SyncSettings: Sendable {
     public var token: String?
     /// An extra CA bundle for TLS, joined to the system's.
     public var caBundlePath: String?
-    /// Checks that the server can be reached before uploading to it.
-    public var probe: ConnectProbe
+    /// The one answer to "can the server be reached?" for everything this configuration runs (the run, its steps,
+    /// the feed check, the watcher), made from the `probe` given to `init`.
+    public var reachability: Reachability
     /// The engine's clock for retry waits.
     public var clock: any EngineClock
     /// The jitter of retry waits.
@@ -91,7 +92,7 @@ public struct SyncSettings: Sendable {
         self.api = api
         self.token = token
         self.caBundlePath = caBundlePath
-        self.probe = probe
+        self.reachability = Reachability(probe: probe, now: now)
         self.clock = clock
         self.random = random
         self.now = now

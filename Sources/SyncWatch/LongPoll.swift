@@ -13,6 +13,7 @@ public struct LongPoll: Sendable {
     /// How long the server is asked to hold an empty answer, in seconds (the contract allows up to 60).
     public let wait: Int
     private let client: HTTPClient
+    private let reachability: Reachability
     private let now: @Sendable () -> Date
 
     /// The wait the watcher asks for: under the server's 60 s and under the idle timeouts of common proxies.
@@ -23,6 +24,7 @@ public struct LongPoll: Sendable {
         self.api = api
         self.wait = min(max(1, wait), 60)
         self.now = settings.now
+        reachability = settings.reachability
         client = try HTTPClient(configuration: HTTPClientConfiguration(
             credentials: .of(settings.token, at: api.baseURL), caBundlePath: settings.caBundlePath,
             lowSpeedTime: .seconds(self.wait + 30), maxConcurrentTransfers: 1))
@@ -33,7 +35,10 @@ public struct LongPoll: Sendable {
         let started = now()
         let outcome: Result<HTTPResponse, TransportError>
         do {
-            outcome = .success(try await client.send(api.changes(since: cursor.seq, limit: 1, wait: wait)))
+            let request = api.changes(since: cursor.seq, limit: 1, wait: wait)
+            outcome = .success(try await reachability.transfer(to: api.baseURL) { () async throws(TransportError) in
+                try await client.send(request)
+            })
         } catch {
             if error.kind == .cancelled || Task.isCancelled { return nil }
             outcome = .failure(error)

@@ -84,7 +84,12 @@ struct WatchChores {
             question = Task {
                 guard await Self.sleep(until: time, now: now) else { return }
                 var reachable = false
-                if let api = settings.api { reachable = await settings.probe.isReachable(url: api.baseURL) }
+                if let api = settings.api {
+                    // Asked after the network changed (or the long poll could not connect): what was learnt before
+                    // says nothing about the network now.
+                    settings.reachability.forgetEvidence()
+                    reachable = await settings.reachability.isReachable(api.baseURL)
+                }
                 guard !Task.isCancelled else { return }
                 events.yield(.reachabilityAnswered(reachable))
             }

@@ -18,10 +18,11 @@ public enum WatchNotice: Sendable, Equatable {
     case watching(home: String)
     /// A pass starts; why, in a word (`start`, `edit`, `server`, `network`, `retry`, `reload`).
     case passStarted(reason: String)
-    /// The server could not be reached: the watcher waits for the network to change.
-    case offline
-    /// The server can be reached again.
-    case online
+    /// The server could not be reached: the watcher waits for the network to change. `probes`: how many reachability
+    /// probes the watcher has made since its configuration was read (it does not poll: they follow events).
+    case offline(probes: Int)
+    /// The server can be reached again (`probes` as for `offline`).
+    case online(probes: Int)
     /// The configuration was re-read (SIGHUP).
     case reloaded
     /// The configuration could not be re-read; the watcher keeps the one it had. Needs a person.

@@ -43,13 +43,13 @@ struct WatchPass: Sendable {
     /// unreachable (an `offline` event, or a pull stopped because the server could not be reached); then a retry
     /// coming due at `nextRetry`; else done. (Failed recipes and conflicts wait for a person and need nothing of the
     /// watcher.)
-    ///
-    /// The run says why its pull stopped in words only (`RunReports.reportOffline`'s "cannot reach host:port", the
-    /// engine's "host:port is not reachable"): read here, in one place, until the run reports it as a typed value.
     static func end(of summary: SyncSummary, sawOffline: Bool, nextRetry: Date?) -> WatchMachine.PassEnd {
         if summary.credentialsRefused { return .credentialsRefused }
-        let pullUnreachable = summary.pullStopped.map { $0.hasPrefix("cannot reach ") || $0.contains(" is not reachable") }
-        if sawOffline || pullUnreachable == true { return .waitingForNetwork }
+        if sawOffline { return .waitingForNetwork }
+        switch summary.pullStopped?.cause {
+        case .unreachable: return .waitingForNetwork
+        case .interrupted, .failed, nil: break
+        }
         if let nextRetry { return .backoff(until: nextRetry) }
         return .done
     }

@@ -69,9 +69,10 @@ public final class Watcher: Sendable {
             let before = state
             let transition = WatchMachine.decide(state, event, now: chores.configuration.settings.now())
             state = transition.state
-            if before.network == .offline, state.network == .reachable { output.notice(.online) }
+            let probes = chores.configuration.settings.reachability.probeCount
+            if before.network == .offline, state.network == .reachable { output.notice(.online(probes: probes)) }
             if before.network != .offline, state.network == .offline {
-                output.notice(.offline)
+                output.notice(.offline(probes: probes))
                 chores.releaseLongPollClient()
             }
             for action in transition.actions {

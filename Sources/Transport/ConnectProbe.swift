@@ -67,15 +67,6 @@ public struct ConnectProbe: Sendable {
         await check(host, port)
     }
 
-    /// Whether `url` can be reached: its host on its port, or the proxy libcurl would use for it instead.
-    ///
-    /// `environment` is where the proxy variables are read (see `connectTarget(of:environment:)`).
-    public func isReachable(url: String,
-                            environment: [String: String] = ProcessInfo.processInfo.environment) async -> Bool {
-        guard let target = ConnectProbe.connectTarget(of: url, environment: environment) else { return false }
-        return await check(target.host, target.port)
-    }
-
     /// Where a request to `url` opens its TCP connection: the proxy libcurl takes from `environment`, if one
     /// applies, else the URL's own host and port; nil for a URL without a host or an http(s) scheme.
     ///

@@ -149,11 +149,4 @@ struct ConditionTests {
         #expect(clock.requestedSleeps == [.seconds(2), .seconds(2)])
         #expect(log.names(for: procedure.id) == ["waiting", "waiting", "start", "finish"])
     }
-
-    @Test("the live-probe adapter passes host and port through")
-    func closureProbe() async {
-        let probe = ClosureReachabilityProbe { host, port in host == "h" && port == 1 }
-        #expect(await probe.isReachable(host: "h", port: 1))
-        #expect(await probe.isReachable(host: "h", port: 2) == false)
-    }
 }

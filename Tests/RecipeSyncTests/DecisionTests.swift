@@ -147,31 +147,21 @@ struct VerdictTests {
     }
 }
 
-@Suite("CachedReachability remembers an answer for its lifetime, and says it knows only a fresh 'reachable'")
-struct CachedReachabilityTests {
-    @Test("unknown before the first probe; known after a 'reachable' answer; forgotten after invalidate, after the lifetime, and never known for 'unreachable'")
-    func knownReachable() async throws {
-        let probes = Locked(0)
-        let answer = Locked(true)
-        let probe = ConnectProbe { _, _ in
-            probes.withLock { $0 += 1 }
-            return answer.withLock { $0 }
-        }
-        let cache = CachedReachability(url: "http://127.0.0.1:9", probe: probe, lifetime: 0.2)
-        #expect(!cache.isKnownReachable(host: "127.0.0.1", port: 9))
-        #expect(await cache.isReachable(host: "127.0.0.1", port: 9))
-        #expect(cache.isKnownReachable(host: "127.0.0.1", port: 9))
-        #expect(await cache.isReachable(host: "127.0.0.1", port: 9))
-        #expect(probes.withLock { $0 } == 1)  // the second answer came from the cache
-        cache.invalidate()
-        #expect(!cache.isKnownReachable(host: "127.0.0.1", port: 9))
-        answer.withLock { $0 = false }
-        #expect(!(await cache.isReachable(host: "127.0.0.1", port: 9)))
-        #expect(!cache.isKnownReachable(host: "127.0.0.1", port: 9))
-        answer.withLock { $0 = true }
-        cache.invalidate()
-        #expect(await cache.isReachable(host: "127.0.0.1", port: 9))
-        try await Task.sleep(for: .milliseconds(250))
-        #expect(!cache.isKnownReachable(host: "127.0.0.1", port: 9))  // older than its lifetime
+@Suite("Why a pull stopped is a typed value: the page's outcome says whether the server was unreachable")
+struct PullStopTests {
+    static let unreachable = EngineError.unreachable(host: "127.0.0.1", port: 9)
+
+    @Test("each outcome of a page's fetch stops the pull for the cause the table says", arguments: [
+        ("deferred to wait for the network", ProcedureOutcome.deferred(Deferral(error: unreachable, retryAfter: nil, attempts: 0)),
+         PullStop.Cause.unreachable),
+        ("the reachability condition failed", .failed(unreachable), .unreachable),
+        ("deferred with a backoff after server errors",
+         .deferred(Deferral(error: StepFailure(.transient(retryAfter: nil), "changes: HTTP 503"), retryAfter: .seconds(4), attempts: 3)),
+         .failed),
+        ("failed for good", .failed(StepFailure(.permanent, "changes: HTTP 400")), .failed),
+        ("cancelled (Ctrl-C)", .cancelled(.requested("interrupted")), .interrupted),
+    ] as [(String, ProcedureOutcome, PullStop.Cause)])
+    func cause(_ what: String, outcome: ProcedureOutcome, expected: PullStop.Cause) {
+        #expect(PullStop.of(outcome).cause == expected, "\(what)")
     }
 }

@@ -70,7 +70,7 @@ struct FeedProgressTests {
             let asked = server.received.filter { $0.head.path.hasPrefix("/v1/changes") }.count
             #expect(asked <= 3, "the feed was asked \(asked) times")
             #expect(summary.verdict == .workLeft, "\(summary)")
-            #expect(summary.pullStopped?.contains("check server.url") == true, "\(summary.pullStopped ?? "none")")
+            #expect(summary.pullStopped?.words.contains("check server.url") == true, "\(summary.pullStopped?.words ?? "none")")
         }
     }
 
@@ -90,7 +90,8 @@ struct FeedProgressTests {
         let home = try ClientHome()
         let summary = try await pull(home, server)
         #expect(counter.withLock { $0 } <= 3, "the feed was asked \(counter.withLock { $0 }) times")
-        #expect(summary.pullStopped?.contains("the server's id changed again within one run") == true, "\(summary)")
+        #expect(summary.pullStopped?.words.contains("the server's id changed again within one run") == true, "\(summary)")
+        #expect(summary.pullStopped?.cause == .failed)
         #expect(try home.store.feedCursor().server == "server-1")
     }
 

@@ -21,7 +21,7 @@ struct UploadChainTests {
         let poller = LeasePoller(store: home.store, settings: settings, registry: registry)
         let requests = ChainRequests(
             api: api, client: try HTTPClient(configuration: HTTPClientConfiguration()),
-            reachability: CachedReachability(url: api.baseURL, probe: .constant(true)), store: home.store,
+            reachability: settings.reachability, store: home.store,
             settings: settings, outbox: outbox, recorder: recorder, poller: poller)
         return UploadChain.Parts(requests: requests, retry: .standard, reachability: nil, observe: { _, _ in BlockObserver() })
     }

@@ -296,6 +296,8 @@ final class Client {
     var token: String?
     /// An extra CA file the client trusts (`RECIPES_CA_BUNDLE`).
     var caBundle: String?
+    /// More variables for every command (`http_proxy`, `no_proxy`…).
+    var extraEnvironment: [String: String] = [:]
 
     init(serverURL: String? = nil) { self.serverURL = serverURL }
 
@@ -312,7 +314,7 @@ final class Client {
         if let serverURL { env["RECIPES_SERVER_URL"] = serverURL }
         if let token { env["RECIPES_TOKEN"] = token }
         if let caBundle { env["RECIPES_CA_BUNDLE"] = caBundle }
-        return env
+        return env.merging(extraEnvironment) { $1 }
     }
 
     /// Starts `recipes ARGUMENTS` without waiting for it.

@@ -72,7 +72,7 @@ final class RoutedNamespace {
 
 @Suite("sync --watch and the network: the route to the server taken away and given back", .serialized)
 struct WatchNetworkTests {
-    @Test("no route: offline, the edit waits with no attempt burned; the route back: the watcher syncs by itself",
+    @Test("no route: offline, the edit waits with no attempt burned; the route back: the watcher syncs by itself, having probed only after events",
           .enabled(if: RoutedNamespace.canCreate,
                    "making a network namespace with a veth pair needs root and a kernel that allows it (`ip netns add` or `ip link add … type veth` failed)"))
     func routeBack() throws {
@@ -101,6 +101,10 @@ struct WatchNetworkTests {
         #expect(waiting.attempts == 0 && waiting.leaseOwner == nil, "\(waiting)")
         let passesWhileOffline = watchNotices(watcher, "sync").count
         #expect(try server.storedRecipes().isEmpty)
+        // Offline and idle: a watcher that polled the network (every second, as `--wait-for-network` does) would probe
+        // several times over these seconds; this one probes only when something happens.
+        let probesWhenOffline = try #require(watchNotices(watcher, "offline").first?["probes"] as? Int, "\(watcher.stdout)")
+        Thread.sleep(forTimeInterval: 6)
 
         #expect(network.route(true) == 0)
         #expect(waitUntil(timeout: 60) { (try? server.storedRecipes().map(\.name)) == ["Soup"] },
@@ -109,6 +113,11 @@ struct WatchNetworkTests {
         #expect(after.first?["reason"] as? String == "network", "\(watcher.stdout)")
         // The pass ends after the upload (its pull of what it wrote), and with it the watcher is online again.
         #expect(waitUntil(timeout: 60) { !watchNotices(watcher, "online").isEmpty }, "\(watcher.stdout)")
+        // Between the two notices: the probe of the edit's pass (none when the offline answer was still fresh), the
+        // question after the route came back, and at most one more by the pass it started; none while idle.
+        let probesWhenOnline = try #require(watchNotices(watcher, "online").first?["probes"] as? Int, "\(watcher.stdout)")
+        #expect((1...3).contains(probesWhenOnline - probesWhenOffline),
+                "\(probesWhenOffline) probes when offline, \(probesWhenOnline) when online: \(watcher.stdout)")
         watcher.send(SIGTERM)
         #expect(watcher.result(timeout: 60).status == 0)
     }

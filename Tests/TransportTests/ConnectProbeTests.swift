@@ -10,7 +10,6 @@ struct ConnectProbeTests {
         let server = try LoopbackHTTPServer(status: 200)
         defer { server.stop() }
         #expect(await ConnectProbe.live().isReachable(host: "127.0.0.1", port: server.port))
-        #expect(await ConnectProbe.live().isReachable(url: server.baseURL + "/v1"))
     }
 
     @Test("The live probe sees a closed port and an unresolvable host as unreachable")
@@ -81,18 +80,6 @@ struct ConnectProbeTests {
         let target = try #require(ConnectProbe.connectTarget(of: proxyCase.url, environment: proxyCase.environment))
         #expect(target.host == proxyCase.host)
         #expect(target.port == proxyCase.port)
-    }
-
-    @Test("isReachable(url:) probes the proxy named in the injected environment")
-    func isReachableUsesProxy() async {
-        let asked = Locked<[String]>([])
-        let probe = ConnectProbe { host, port in
-            asked.withLock { $0.append("\(host):\(port)") }
-            return true
-        }
-        #expect(await probe.isReachable(url: "https://api.example.org/v1", environment: ["https_proxy": "http://proxy.lan:3128"]))
-        #expect(await probe.isReachable(url: "https://api.example.org/v1", environment: [:]))
-        #expect(asked.withLock { $0 } == ["proxy.lan:3128", "api.example.org:443"])
     }
 
     @Test("A constant probe answers what it was given, for tests of the reachability condition")

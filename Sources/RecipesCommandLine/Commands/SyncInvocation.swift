@@ -36,7 +36,7 @@ struct SyncInvocation: Equatable {
             if direction != .pushOnly, let cursor, settings.api != nil {
                 switch await FeedCheck.ask(settings, after: cursor) {
                 case .nothingNew: break
-                case .unreachable(let reason): summary.pullStopped = reason
+                case .unreachable(let reason): summary.pullStopped = PullStop(.unreachable, reason)
                 case .setupMistake(let words): summary.setupProblem = words
                 case .changes:
                     return try await run(context: context, store: context.openStore(), settings: settings, jobs: configuration.jobs)

@@ -123,7 +123,7 @@ enum SyncEventText {
         if summary.waiting > 0 { parts.append("\(summary.waiting) waiting") }
         if summary.failedEarlier > 0 { parts.append("\(summary.failedEarlier) failed earlier, not retried") }
         if summary.cancelledEarlier > 0 { parts.append("\(summary.cancelledEarlier) cancelled earlier") }
-        if let reason = summary.pullStopped { parts.append("pull stopped: " + TerminalText.clean(reason)) }
+        if let stop = summary.pullStopped { parts.append("pull stopped: " + TerminalText.clean(stop.words)) }
         let counts = parts.isEmpty ? "" : parts.joined(separator: ", ") + "; "
         if summary.credentialsRefused {
             return "sync: " + counts + "stopped: the server refused the credentials (" + credentialsHint + ")"

@@ -80,15 +80,15 @@ final class WatchCommandOutput: WatchOutput {
         }
     }
 
-    /// The JSON object of a notice: `{"event":"watch","state":…}` with `reason` or `error` where they apply.
+    /// The JSON object of a notice: `{"event":"watch","state":…}` with `reason`, `error` or `probes` where they apply.
     static func json(_ notice: WatchNotice, time: Date) -> String {
         var pairs: [(key: String, value: JSONWriter.Value)] = [("event", .string("watch"))]
         switch notice {
         case .watching(let home):
             pairs += [("state", .string("watching")), ("home", .string(home)), ("pid", .integer(Int64(getpid())))]
         case .passStarted(let reason): pairs += [("state", .string("sync")), ("reason", .string(reason))]
-        case .offline: pairs.append(("state", .string("offline")))
-        case .online: pairs.append(("state", .string("online")))
+        case .offline(let probes): pairs += [("state", .string("offline")), ("probes", .integer(Int64(probes)))]
+        case .online(let probes): pairs += [("state", .string("online")), ("probes", .integer(Int64(probes)))]
         case .reloaded: pairs.append(("state", .string("reloaded")))
         case .reloadFailed(let message): pairs += [("state", .string("reload-failed")), ("error", .string(message))]
         case .passFailed(let message): pairs += [("state", .string("sync-failed")), ("error", .string(message))]
