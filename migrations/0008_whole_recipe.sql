@@ -1,4 +1,4 @@
--- The whole recipe (CONTRACT section 3, "The whole recipe"): the schema.org properties cooks and recipe sites use,
+-- The whole recipe (docs/http-api.md, "The recipe document"): the schema.org properties cooks and recipe sites use,
 -- steps grouped in named sections, and every other property a recipe arrived with, kept as it came. Every column
 -- starts empty, so every recipe of an existing home reads as it did; nothing is rewritten.
 --   prep_time, cook_time, total_time: ISO 8601 durations as written ('' unset).
