@@ -78,9 +78,10 @@ public struct MealieDestinationRequests: Sendable {
     public func create(_ fields: RecipeFields, uuid: UUID, mayExist: Bool) async throws(MealieFailure) -> MealieRecipe {
         let id = MealieRecipeID.of(uuid)
         var created = mayExist ? try await read(id: id) : nil
+        var tools: [MealieOrganizer]?
         if created == nil {
-            let tools = fields.details.tool.isEmpty ? [] : try await organizers(.tools)
-            let document = MealieMapping.importDocument(fields, id: id, tools: tools, newID: newID)
+            if !fields.details.tool.isEmpty { tools = try await organizers(.tools) }
+            let document = MealieMapping.importDocument(fields, id: id, tools: tools ?? [], newID: newID)
             var random = SystemRandomNumberGenerator()
             guard let form = MultipartForm.recipeImport(RecipeArchive.zip(recipeJSON: document.data()),
                                                         boundary: MultipartForm.randomBoundary(using: &random))
@@ -105,7 +106,7 @@ public struct MealieDestinationRequests: Sendable {
             }
         }
         guard let recipe = created else { throw .retry(reason: "recipe \(id.lowercased) vanished right after its creation", after: nil) }
-        switch try await write(fields, id: id, base: recipe.stamp.updatedAt, current: recipe) {
+        switch try await write(fields, id: id, base: recipe.stamp.updatedAt, current: recipe, catalog: tools.map { [.tools: $0] } ?? [:]) {
         case .written(let written): return written
         case .stale(let current): return current // written by someone between two requests: the next pull brings it
         case .gone: throw .retry(reason: "recipe \(id.lowercased) was deleted in Mealie right after its creation", after: nil)
@@ -121,8 +122,10 @@ public struct MealieDestinationRequests: Sendable {
     }
 
     /// `write(_:id:base:)` whose first read is `current` when the caller has just read it (the creation's read-back).
-    func write(_ fields: RecipeFields, id: UUID, base: MealieTimestamp, current known: MealieRecipe?) async throws(MealieFailure) -> WriteOutcome {
-        var catalog: [OrganizerKind: [MealieOrganizer]] = [:]
+    /// `catalog` holds the organizers listed already (the tools a creation listed).
+    func write(_ fields: RecipeFields, id: UUID, base: MealieTimestamp, current known: MealieRecipe?,
+               catalog listed: [OrganizerKind: [MealieOrganizer]] = [:]) async throws(MealieFailure) -> WriteOutcome {
+        var catalog = listed
         var known = known
         for round in 0..<3 {
             // Read (again after organizer requests), so that only one round trip separates the check from the PATCH.
@@ -141,8 +144,13 @@ public struct MealieDestinationRequests: Sendable {
                     throw .retry(reason: "Mealie did not list the \(missing.values.joined().sorted().first ?? "") it was asked to create", after: nil)
                 }
                 for (kind, names) in missing {
-                    if round == 1 { for name in names { try await createOrganizer(kind, name: name) } }
-                    catalog[kind] = try await organizers(kind)
+                    var list: [MealieOrganizer]
+                    if let known = catalog[kind] { list = known } else { list = try await organizers(kind) }
+                    var relist = false
+                    for name in names where MealieMapping.organizer(named: name, in: [], catalog: list) == nil {
+                        if let made = try await createOrganizer(kind, name: name) { list.append(made) } else { relist = true }
+                    }
+                    catalog[kind] = relist ? try await organizers(kind) : list
                 }
             }
         }
@@ -177,11 +185,14 @@ public struct MealieDestinationRequests: Sendable {
         throw failure(result, read, recipeScoped: false)
     }
 
-    /// Creates a tag, category or tool; "already exists" (`500` for tags and categories, `400` for tools) is fine:
-    /// the listing that follows finds it.
-    func createOrganizer(_ kind: OrganizerKind, name: String) async throws(MealieFailure) {
+    /// Creates a tag, category or tool and returns it; nil when one with the same slug exists already (`500` for tags
+    /// and categories, `400` for tools), which a new listing then finds.
+    func createOrganizer(_ kind: OrganizerKind, name: String) async throws(MealieFailure) -> MealieOrganizer? {
         let result = await send(server.createOrganizer(kind, name: name))
-        if case .success(let response) = result, [201, 400, 500].contains(response.status) { return }
+        if case .success(let response) = result {
+            if case .success(let made) = MealieAnswer.createdOrganizer(response, kind: kind) { return made }
+            if [400, 500].contains(response.status) { return nil }
+        }
         throw failure(result, { MealieAnswer.createdOrganizer($0, kind: kind) }, recipeScoped: false)
     }
 

@@ -39,7 +39,7 @@ extension MealieMapping {
             (.categories, fields.details.recipeCategory), (.tools, fields.details.tool),
         ]
         var missing: [OrganizerKind: [String]] = [:]
-        for (kind, names) in wanted where names != self.names(current[recipeKey(kind)]) {
+        for (kind, names) in wanted where names.sorted() != self.names(current[recipeKey(kind)]).sorted() {
             var objects: [MealieJSON] = []
             for name in names {
                 if let object = organizer(named: name, in: current[recipeKey(kind)]?.elements ?? [], catalog: catalog[kind] ?? []) {
@@ -53,7 +53,8 @@ extension MealieMapping {
         guard missing.isEmpty else { return .createOrganizers(missing) }
 
         if let nutrition = nutrition(fields.details.nutrition, over: current["nutrition"]) { patch["nutrition"] = nutrition }
-        if let extras = extras(fields, over: current["extras"]) { patch["extras"] = extras }
+        let orders = wanted.map { (orderKey($0.0), $0.1) }
+        if let extras = extras(fields, orders: orders, over: current["extras"]) { patch["extras"] = extras }
         let ingredients = current["recipeIngredient"]?.elements ?? []
         if ingredients.map(ingredientText) != fields.ingredients {
             patch["recipeIngredient"] = .array(self.ingredients(fields.ingredients, reusing: ingredients, newID: newID))
@@ -108,9 +109,9 @@ extension MealieMapping {
         return changed ? .object(members) : nil
     }
 
-    /// Mealie's `extras` with the `recipes.…` keys carrying what Mealie has no field for (and every other key as it
-    /// is), or nil when it has them already.
-    static func extras(_ fields: RecipeFields, over current: MealieJSON?) -> MealieJSON? {
+    /// Mealie's `extras` with the `recipes.…` keys carrying what Mealie has no field for, and the order of each list of
+    /// organizers (`orders`, by key) that has more than one (and every other key as it is), or nil when it has them.
+    static func extras(_ fields: RecipeFields, orders: [(String, [String])], over current: MealieJSON?) -> MealieJSON? {
         let members = current?.members ?? [:]
         var wanted = members.filter { !$0.key.hasPrefix(extrasPrefix) }
         let details = fields.details
@@ -123,6 +124,7 @@ extension MealieMapping {
             wanted[extrasPrefix + "nutrition." + key] = .string(value)
         }
         for (key, value) in fields.received.other { wanted[extrasPrefix + "other." + key] = .string(value) }
+        for (key, names) in orders where names.count > 1 { wanted[extrasPrefix + key] = .string(textListValue(names)) }
         return wanted.mapValues(\.text) == members.mapValues(\.text) ? nil : .object(wanted)
     }
 

@@ -48,9 +48,9 @@ public enum MealieMapping {
         var details = RecipeDetails(
             prepTime: recipe["prepTime"]?.text ?? "", cookTime: recipe["performTime"]?.text ?? "",
             totalTime: recipe["totalTime"]?.text ?? "",
-            recipeCategory: names(recipe[recipeKey(.categories)]), recipeCuisine: ours("recipeCuisine").map(textList) ?? [],
+            recipeCategory: ordered(names(recipe[recipeKey(.categories)]), ours(orderKey(.categories))), recipeCuisine: ours("recipeCuisine").map(textList) ?? [],
             author: ours("author") ?? "", url: recipe["orgURL"]?.text ?? "", nutrition: [:],
-            tool: names(recipe[recipeKey(.tools)]), suitableForDiet: ours("suitableForDiet").map(textList) ?? [])
+            tool: ordered(names(recipe[recipeKey(.tools)]), ours(orderKey(.tools))), suitableForDiet: ours("suitableForDiet").map(textList) ?? [])
         for key in nutritionKeys {
             if let value = recipe["nutrition"]?[key]?.text, !value.isEmpty { details.nutrition[key] = value }
         }
@@ -64,7 +64,7 @@ public enum MealieMapping {
         }
         return RecipeFields(
             title: recipe["name"]?.text ?? "", description: recipe["description"]?.text ?? "",
-            recipeYield: recipe["recipeYield"]?.text ?? "", keywords: names(recipe[recipeKey(.tags)]).joined(separator: ","),
+            recipeYield: recipe["recipeYield"]?.text ?? "", keywords: ordered(names(recipe[recipeKey(.tags)]), ours(orderKey(.tags))).joined(separator: ","),
             ingredients: (recipe["recipeIngredient"]?.elements ?? []).map(ingredientText),
             steps: steps(recipe["recipeInstructions"]?.elements ?? []), details: details,
             received: ReceivedProperties(other: other))
@@ -94,6 +94,22 @@ public enum MealieMapping {
     /// The `name` of each organizer in a recipe's list, in order, empty names left out.
     static func names(_ list: MealieJSON?) -> [String] {
         (list?.elements ?? []).map { $0["name"]?.text ?? "" }.filter { !$0.isEmpty }
+    }
+
+    /// The `extras` key (after the prefix) of the order of a recipe's tags, categories or tools: Mealie lists them in
+    /// an order of its own (not the one sent), so the order `recipes` gave them is kept beside them.
+    static func orderKey(_ kind: OrganizerKind) -> String { "order." + recipeKey(kind) }
+
+    /// `names` as Mealie lists them, in the order `hint` (an `extras` value) gives them; names the hint lacks (added in
+    /// Mealie's web app) follow in Mealie's order, names only the hint has (removed there) are left out.
+    static func ordered(_ names: [String], _ hint: String?) -> [String] {
+        guard let hint else { return names }
+        var remaining = names
+        var result: [String] = []
+        for name in textList(hint) {
+            if let index = remaining.firstIndex(of: name) { result.append(remaining.remove(at: index)) }
+        }
+        return result + remaining
     }
 
     /// A list kept in an `extras` value as a JSON array of texts; a value that is not one is a list of that one text.

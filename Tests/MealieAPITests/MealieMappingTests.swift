@@ -62,7 +62,8 @@ struct MealieMappingTests {
         EditRow(name: "total time removed", edit: { $0.details.totalTime = "" }, keys: ["totalTime"]),
         EditRow(name: "source page (schema.org url) goes to orgURL", edit: { $0.details.url = "https://example.com/x" },
                 keys: ["orgURL"]),
-        EditRow(name: "a tag the group has added", edit: { $0.keywords = "Soup,Vegan" }, keys: ["tags"]),
+        EditRow(name: "a tag the group has added (and the order of the two, which Mealie does not keep, in extras)",
+                edit: { $0.keywords = "Soup,Vegan" }, keys: ["tags", "extras"]),
         EditRow(name: "a tag removed", edit: { $0.keywords = "" }, keys: ["tags"]),
         EditRow(name: "a category removed", edit: { $0.details.recipeCategory = [] }, keys: ["recipeCategory"]),
         EditRow(name: "a tool the group has", edit: { $0.details.tool = ["Pot"] }, keys: ["tools"]),
@@ -169,6 +170,21 @@ struct MealieMappingTests {
         #expect(body["tools"] == .array([.object(["id": .string(Self.pot.id.uuidString.lowercased()), "name": .string("Pot"),
                                                    "slug": .string("pot"), "onHand": .bool(false)])]))
         #expect(body["recipeCategory"]?.elements.count == 2)
+    }
+
+    @Test("Mealie lists tags in an order of its own: read back in the order written, and a tag added in Mealie follows")
+    func organizerOrderKept() {
+        var edited = MealieMapping.fields(of: Self.captured)
+        edited.keywords = "Vegan,Soup"
+        guard case .patch(let body) = MealieMapping.write(edited, over: Self.captured, catalog: Self.catalog, newID: Self.ids()) else {
+            Issue.record("no patch"); return
+        }
+        var stored = Self.captured.merging(body) { _, new in new }
+        stored["tags"] = .array((body["tags"]?.elements ?? []).reversed()) // as Mealie may list them
+        #expect(MealieMapping.fields(of: stored).keywords == "Vegan,Soup")
+        #expect(MealieMapping.write(edited, over: stored, catalog: Self.catalog, newID: Self.ids()) == .patch([:]))
+        stored["tags"] = .array((stored["tags"]?.elements ?? []) + [.object(["id": .string(UUID().uuidString), "name": .string("Quick"), "slug": .string("quick")])])
+        #expect(MealieMapping.fields(of: stored).keywords == "Vegan,Soup,Quick")
     }
 
     @Test("An ingredient Mealie parsed reads as what Mealie shows (display); an unparsed one as its note")
