@@ -274,4 +274,40 @@ extension MealieLiveTests {
         print("figures: read-to-PATCH window over 20 one-field writes: median \(sorted[10]), max \(sorted[19]); the GET itself median "
               + "\(reads.sorted()[10])")
     }
+
+    @Test("Requests per recipe: a first upload 2 (+3 for its image), 3 when it has what the import cannot carry; an edit 2")
+    func requestsPerRecipe() async throws {
+        let session = try await MealieSession.shared()
+        let proxy = try LoopbackFaultProxy(upstreamURL: session.instance.url)
+        defer { proxy.stop() }
+        let requests = Self.requests(try MealieSession(instance: session.instance, url: proxy.baseURL))
+        func counted<T>(_ body: () async throws -> T) async throws -> (T, [String]) {
+            let start = proxy.log.count
+            let value = try await body()
+            return (value, proxy.log.dropFirst(start).map { "\($0.request.method) \($0.request.path.split(separator: "?")[0])" })
+        }
+        let uuid = UUID()
+        var fields = RecipeFields(
+            title: "Counted \(uuid.uuidString.prefix(8))", description: "Plain.", recipeYield: "2", keywords: "Soup",
+            ingredients: ["1 kg tomatoes"], steps: ["Chop."], details: RecipeDetails(prepTime: "PT5M", recipeCategory: ["Dinner"]))
+        let (created, creation) = try await counted { try await requests.create(fields, uuid: uuid, mayExist: false) }
+        let id = uuid.uuidString.lowercased()
+        #expect(creation == ["POST /api/recipes/create/zip", "GET /api/recipes/\(id)"])
+        let png = try Data(contentsOf: Fixture.directory.appendingPathComponent("tiny.png"))
+        let (uploaded, image) = try await counted {
+            try await requests.putImage(png, fileExtension: "png", mediaType: "image/png", recipe: created, confirmedSHA256: nil)
+        }
+        #expect(image == ["PUT /api/recipes/\(created.stamp.slug)/image", "GET /api/media/recipes/\(id)/images/original.webp",
+                          "GET /api/recipes/\(id)"])
+        fields.description = "Edited."
+        let (_, edit) = try await counted { try await requests.write(fields, id: uuid, base: try #require(uploaded).recipe.stamp.updatedAt) }
+        #expect(edit == ["GET /api/recipes/\(id)", "PATCH /api/recipes/\(id)"])
+
+        let other = UUID()
+        fields.title = "Counted two tags \(other.uuidString.prefix(8))"
+        fields.keywords = "Soup,Quick"
+        let (_, twoTags) = try await counted { try await requests.create(fields, uuid: other, mayExist: false) }
+        #expect(twoTags == ["POST /api/recipes/create/zip", "GET /api/recipes/\(other.uuidString.lowercased())",
+                            "PATCH /api/recipes/\(other.uuidString.lowercased())"]) // the order of the two tags, in extras
+    }
 }
