@@ -187,6 +187,18 @@ struct MealieMappingTests {
         #expect(MealieMapping.fields(of: stored).keywords == "Vegan,Soup,Quick")
     }
 
+    @Test("The one case Mealie cannot hold: a step outside any section after one inside reads back inside it (no end of a section)")
+    func stepAfterSection() {
+        var edited = MealieMapping.fields(of: Self.captured)
+        edited.steps = [Step(text: "Chop.", section: "Prep"), Step(text: "Serve.")]
+        guard case .patch(let body) = MealieMapping.write(edited, over: Self.captured, catalog: Self.catalog, newID: Self.ids()) else {
+            Issue.record("no patch"); return
+        }
+        #expect(body["recipeInstructions"]?.elements.map { $0["title"] } == [.string("Prep"), .string("")])
+        let after = Self.captured.merging(body) { _, new in new }
+        #expect(MealieMapping.fields(of: after).steps == [Step(text: "Chop.", section: "Prep"), Step(text: "Serve.", section: "Prep")])
+    }
+
     @Test("An ingredient Mealie parsed reads as what Mealie shows (display); an unparsed one as its note")
     func parsedIngredient() {
         var document = Self.captured
