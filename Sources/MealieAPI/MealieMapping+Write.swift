@@ -39,21 +39,25 @@ extension MealieMapping {
             (.categories, fields.details.recipeCategory), (.tools, fields.details.tool),
         ]
         var missing: [OrganizerKind: [String]] = [:]
-        for (kind, names) in wanted where names.sorted() != self.names(current[recipeKey(kind)]).sorted() {
+        var orders: [(String, [String])] = []
+        for (kind, names) in wanted {
+            let listed = current[recipeKey(kind)]?.elements ?? []
             var objects: [MealieJSON] = []
             for name in names {
-                if let object = organizer(named: name, in: current[recipeKey(kind)]?.elements ?? [], catalog: catalog[kind] ?? []) {
+                if let object = organizer(named: name, in: listed, catalog: catalog[kind] ?? []) {
                     if !objects.contains(object) { objects.append(object) }
                 } else if !(missing[kind] ?? []).contains(name) {
                     missing[kind, default: []].append(name)
                 }
             }
-            patch[recipeKey(kind)] = .array(objects)
+            // The order as Mealie names them ("soup" typed, Mealie's "Soup" found), and the list only when it is another.
+            orders.append((orderKey(kind), objects.map { $0["name"]?.text ?? "" }))
+            let ids = { (list: [MealieJSON]) in list.map { $0["id"]?.text ?? "" }.sorted() }
+            if ids(objects) != ids(listed) { patch[recipeKey(kind)] = .array(objects) }
         }
         guard missing.isEmpty else { return .createOrganizers(missing) }
 
         if let nutrition = nutrition(fields.details.nutrition, over: current["nutrition"]) { patch["nutrition"] = nutrition }
-        let orders = wanted.map { (orderKey($0.0), $0.1) }
         if let extras = extras(fields, orders: orders, over: current["extras"]) { patch["extras"] = extras }
         let ingredients = current["recipeIngredient"]?.elements ?? []
         if ingredients.map(ingredientText) != fields.ingredients {
@@ -66,10 +70,14 @@ extension MealieMapping {
         return .patch(patch)
     }
 
-    /// The organizer named `name`: the one the recipe has already (sent back as it came), else the group's of that
-    /// name, else the group's whose name differs only in case or whose slug is the name's.
+    /// The organizer named `name`: the one the recipe has already (sent back as it came: by its name, else by its name
+    /// in another case or its slug), else the group's of that name, else the group's whose name differs only in case
+    /// or whose slug is the name's.
     static func organizer(named name: String, in recipeList: [MealieJSON], catalog: [MealieOrganizer]) -> MealieJSON? {
-        if let listed = recipeList.first(where: { $0["name"]?.text == name }) { return listed }
+        if let listed = recipeList.first(where: { $0["name"]?.text == name })
+            ?? recipeList.first(where: { ($0["name"]?.text ?? "").lowercased() == name.lowercased() || $0["slug"]?.text == slug(name) }) {
+            return listed
+        }
         let found = catalog.first { $0.name == name }
             ?? catalog.first { $0.name.lowercased() == name.lowercased() || $0.slug == slug(name) }
         return found.map { organizer in

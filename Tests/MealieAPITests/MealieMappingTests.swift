@@ -187,6 +187,18 @@ struct MealieMappingTests {
         #expect(MealieMapping.fields(of: stored).keywords == "Vegan,Soup,Quick")
     }
 
+    @Test("A keyword typed in another case than Mealie's tag is that tag: nothing to write, nothing listed")
+    func keywordInAnotherCase() {
+        var edited = MealieMapping.fields(of: Self.captured)
+        edited.keywords = "soup"
+        #expect(MealieMapping.write(edited, over: Self.captured, catalog: [:], newID: Self.ids()) == .patch([:]))
+        edited.keywords = "soup,Vegan"
+        guard case .patch(let body) = MealieMapping.write(edited, over: Self.captured, catalog: Self.catalog, newID: Self.ids()) else {
+            Issue.record("no patch"); return
+        }
+        #expect(body["extras"]?["recipes.order.tags"] == .string(#"["Soup","Vegan"]"#)) // the names as Mealie has them
+    }
+
     @Test("The one case Mealie cannot hold: a step outside any section after one inside reads back inside it (no end of a section)")
     func stepAfterSection() {
         var edited = MealieMapping.fields(of: Self.captured)

@@ -60,6 +60,8 @@ struct ServerKindTests {
         #expect(status.stdout.contains("destination: mealie server, \(url) (this build syncs only with kind http: `recipes sync` refuses it)\n"),
                 "\(status)")
         #expect(status.stdout.contains("Tomato soup"))
+        let repl = try runRecipes(["edit"] + home, input: "status\n")
+        #expect(repl.stdout.contains("destination: mealie server, \(url) (this build syncs only"), "\(repl)")
     }
 
     /// A TCP socket listening on 127.0.0.1 that nobody accepts from: whether a connection reached it.

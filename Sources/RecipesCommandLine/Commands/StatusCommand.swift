@@ -35,14 +35,21 @@ struct StatusCommand: ParsableCommand {
     /// The line `status` shows about the destination: which kind of server (`server.kind`) at which URL, and for a
     /// kind this build's sync does not speak, that it does not.
     static func destination(_ context: CommandContext) -> String {
-        let configuration: ClientConfiguration
-        let kind: ServerKind
         do {
-            configuration = try context.configuration(warnAboutPermissions: false)
-            kind = try configuration.serverKind()
+            return try destination(context.configuration(warnAboutPermissions: false))
         } catch {
             let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
             return "destination: unknown (\(TerminalText.clean(message)))"
+        }
+    }
+
+    /// The destination line of `configuration` (`status`, and the REPL's `status`).
+    static func destination(_ configuration: ClientConfiguration) -> String {
+        let kind: ServerKind
+        do {
+            kind = try configuration.serverKind()
+        } catch {
+            return "destination: unknown (\(TerminalText.clean(error.message)))"
         }
         let url = configuration.serverURL.map { TerminalText.clean($0) } ?? "no server.url set"
         let line = "destination: \(kind.rawValue) server, \(url)"
