@@ -39,6 +39,23 @@ public struct MealieDestinationRequests: Sendable {
         case gone
     }
 
+    /// What a creation found.
+    public enum CreateOutcome: Sendable, Equatable {
+        /// Created now, with every field (what the import could not carry written right after): the recipe as stored.
+        case created(MealieRecipe)
+        /// An earlier attempt had created it (its answer lost, its process killed): Mealie's copy, as that attempt
+        /// left it and as anyone may have edited it since. Nothing more was written: the sync compares it with the
+        /// draft that attempt sent and writes conditionally on its `updatedAt`, or merges.
+        case found(MealieRecipe)
+
+        /// The recipe, either way.
+        public var recipe: MealieRecipe {
+            switch self {
+            case .created(let recipe), .found(let recipe): recipe
+            }
+        }
+    }
+
     /// What a deletion found.
     public enum DeleteOutcome: Sendable, Equatable {
         /// Deleted now.
@@ -72,43 +89,43 @@ public struct MealieDestinationRequests: Sendable {
 
     /// Creates `fields` as the Mealie recipe of the local recipe `uuid` (under `MealieRecipeID.of(uuid)`), exactly
     /// once: when an earlier attempt may have reached Mealie (`mayExist`), the id is looked up first and a recipe
-    /// found is the one that attempt made; otherwise the zip import, always read back (`RecipeCreation`). What the
-    /// import cannot carry (the `recipes.…` extras, tools still to create) is then written conditionally on the
-    /// created recipe's `updatedAt`. Returns the recipe as stored.
-    public func create(_ fields: RecipeFields, uuid: UUID, mayExist: Bool) async throws(MealieFailure) -> MealieRecipe {
+    /// found is the one that attempt made (`.found`, no import sent); otherwise the zip import, always read back
+    /// (`RecipeCreation`): an import Mealie refused because the id exists is `.found` too. A recipe created now gets
+    /// what the import cannot carry (the `recipes.…` extras, tools still to create) by a write conditional on its
+    /// `updatedAt` (`.created`).
+    public func create(_ fields: RecipeFields, uuid: UUID, mayExist: Bool) async throws(MealieFailure) -> CreateOutcome {
         let id = MealieRecipeID.of(uuid)
-        var created = mayExist ? try await read(id: id) : nil
+        if mayExist, let found = try await read(id: id) { return .found(found) }
+        let recipe: MealieRecipe
         var tools: [MealieOrganizer]?
-        if created == nil {
-            if !fields.details.tool.isEmpty { tools = try await organizers(.tools) }
-            let document = MealieMapping.importDocument(fields, id: id, tools: tools ?? [], newID: newID)
-            var random = SystemRandomNumberGenerator()
-            guard let form = MultipartForm.recipeImport(RecipeArchive.zip(recipeJSON: document.data()),
-                                                        boundary: MultipartForm.randomBoundary(using: &random))
-            else { throw .retry(reason: "the multipart boundary occurs in the archive", after: nil) }
-            let imported = await send(server.importRecipe(form))
-            switch RecipeCreation.afterImport(imported, now: now(), redacting: token) {
-            case .readBack(let status):
-                let back = await send(server.recipe(id: id))
-                switch RecipeCreation.afterReadBack(back, id: id, importStatus: status, now: now(), redacting: token) {
-                case .created:
-                    let read = { (response: HTTPResponse) in
-                        MealieAnswer.wholeRecipe(response, id: id, request: "the request for recipe \(id.lowercased)")
-                    }
-                    guard case .success(let response) = back, case .success(let recipe?) = read(response) else {
-                        throw failure(back, read, recipeScoped: true)
-                    }
-                    created = recipe
-                case let next: throw Self.failure(of: next)
+        if !fields.details.tool.isEmpty { tools = try await organizers(.tools) }
+        let document = MealieMapping.importDocument(fields, id: id, tools: tools ?? [], newID: newID)
+        var random = SystemRandomNumberGenerator()
+        guard let form = MultipartForm.recipeImport(RecipeArchive.zip(recipeJSON: document.data()),
+                                                    boundary: MultipartForm.randomBoundary(using: &random))
+        else { throw .retry(reason: "the multipart boundary occurs in the archive", after: nil) }
+        let imported = await send(server.importRecipe(form))
+        switch RecipeCreation.afterImport(imported, now: now(), redacting: token) {
+        case .readBack(let status):
+            let back = await send(server.recipe(id: id))
+            switch RecipeCreation.afterReadBack(back, id: id, importStatus: status, now: now(), redacting: token) {
+            case .created:
+                let read = { (response: HTTPResponse) in
+                    MealieAnswer.wholeRecipe(response, id: id, request: "the request for recipe \(id.lowercased)")
                 }
-            case let next:
-                throw Self.failure(of: next)
+                guard case .success(let response) = back, case .success(let stored?) = read(response) else {
+                    throw failure(back, read, recipeScoped: true)
+                }
+                if status != 201 { return .found(stored) } // the id was taken: an earlier import landed
+                recipe = stored
+            case let next: throw Self.failure(of: next)
             }
+        case let next:
+            throw Self.failure(of: next)
         }
-        guard let recipe = created else { throw .retry(reason: "recipe \(id.lowercased) vanished right after its creation", after: nil) }
         switch try await write(fields, id: id, base: recipe.stamp.updatedAt, current: recipe, catalog: tools.map { [.tools: $0] } ?? [:]) {
-        case .written(let written): return written
-        case .stale(let current): return current // written by someone between two requests: the next pull brings it
+        case .written(let written): return .created(written)
+        case .stale(let current): return .found(current) // written by someone between two requests: theirs to merge
         case .gone: throw .retry(reason: "recipe \(id.lowercased) was deleted in Mealie right after its creation", after: nil)
         }
     }

@@ -28,13 +28,21 @@ extension MealieLiveTests {
             received: ReceivedProperties(other: ["video": #"{"@type":"VideoObject","name":"How"}"#]))
     }
 
-    /// Creates `fields` under `uuid` as the sync would: again after a failure that says so, the id looked up first.
+    /// Creates `fields` under `uuid` as the sync would: again after a failure that says so, the id looked up first; a
+    /// recipe an earlier attempt made is written conditionally on its `updatedAt`.
     static func create(_ fields: RecipeFields, uuid: UUID, with requests: MealieDestinationRequests) async throws -> MealieRecipe {
         var mayExist = false
         for _ in 0..<5 {
             do {
-                return try await requests.create(fields, uuid: uuid, mayExist: mayExist)
-            } catch {
+                switch try await requests.create(fields, uuid: uuid, mayExist: mayExist) {
+                case .created(let recipe): return recipe
+                case .found(let recipe):
+                    guard case .written(let written) = try await requests.write(fields, id: recipe.stamp.id, base: recipe.stamp.updatedAt) else {
+                        throw MealiePeer.PeerError(message: "\(fields.title) was written in Mealie during its creation")
+                    }
+                    return written
+                }
+            } catch let error as MealieFailure {
                 guard case .retry = error else { throw error }
                 mayExist = true
             }
@@ -99,9 +107,31 @@ extension MealieLiveTests {
         }
         let imports = { proxy.log.filter { $0.request.path == "/api/recipes/create/zip" }.count }
         #expect(imports() == 1)
-        let again = try await requests.create(fields, uuid: uuid, mayExist: true)
+        guard case .found(let found) = try await requests.create(fields, uuid: uuid, mayExist: true) else {
+            Issue.record("not found by its id"); return
+        }
         #expect(imports() == 1) // found by its id: not imported again
-        #expect(again.fields == fields)
+        #expect(found.fields.details.author.isEmpty) // the write after the import never came: the sync writes it now
+        guard case .written(let written) = try await requests.write(fields, id: uuid, base: found.stamp.updatedAt) else {
+            Issue.record("not written"); return
+        }
+        #expect(written.fields == fields)
+        #expect(try await session.recipes(named: fields.title) == [fields.title])
+    }
+
+    @Test("An import sent again without the look-up (a crash before anything was recorded): Mealie refuses the id, found")
+    func createAgainWithoutLookup() async throws {
+        let session = try await MealieSession.shared()
+        let requests = Self.requests(session)
+        let uuid = UUID()
+        let fields = RecipeFields(title: "Twice \(uuid.uuidString.prefix(8))", ingredients: ["1 egg"], steps: ["Boil."])
+        guard case .created(let first) = try await requests.create(fields, uuid: uuid, mayExist: false) else {
+            Issue.record("not created"); return
+        }
+        guard case .found(let again) = try await requests.create(fields, uuid: uuid, mayExist: false) else {
+            Issue.record("not found"); return
+        }
+        #expect(again == first)
         #expect(try await session.recipes(named: fields.title) == [fields.title])
     }
 
@@ -290,7 +320,7 @@ extension MealieLiveTests {
         var fields = RecipeFields(
             title: "Counted \(uuid.uuidString.prefix(8))", description: "Plain.", recipeYield: "2", keywords: "Soup",
             ingredients: ["1 kg tomatoes"], steps: ["Chop."], details: RecipeDetails(prepTime: "PT5M", recipeCategory: ["Dinner"]))
-        let (created, creation) = try await counted { try await requests.create(fields, uuid: uuid, mayExist: false) }
+        let (created, creation) = try await counted { try await requests.create(fields, uuid: uuid, mayExist: false).recipe }
         let id = uuid.uuidString.lowercased()
         #expect(creation == ["POST /api/recipes/create/zip", "GET /api/recipes/\(id)"])
         let png = try Data(contentsOf: Fixture.directory.appendingPathComponent("tiny.png"))
