@@ -3,8 +3,8 @@ import RecipeModels
 
 /// What writing a recipe's fields over Mealie's current copy takes.
 public enum MealieWrite: Sendable, Equatable {
-    /// These tags, categories or tools (names per kind) are not in the group yet: create them, list the group's
-    /// organizers again and plan the write anew.
+    /// These tags, categories or tools (names per kind) are neither the recipe's nor in `catalog`: list the group's
+    /// (when not listed yet), create those it lacks, and plan the write anew.
     case createOrganizers([OrganizerKind: [String]])
     /// The `PATCH` body: only the top-level keys whose value changes, each list whole with every element whole.
     /// Empty: Mealie has the fields already, nothing to write.
