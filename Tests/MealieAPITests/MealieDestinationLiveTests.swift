@@ -177,6 +177,43 @@ extension MealieLiveTests {
         }
     }
 
+    @Test("A write under faults: 503 with Retry-After sends nothing and says when; a PATCH whose answer was lost comes back stale with our own fields")
+    func writeUnderFaults() async throws {
+        let session = try await MealieSession.shared()
+        let proxy = try LoopbackFaultProxy(upstreamURL: session.instance.url)
+        defer { proxy.stop() }
+        let requests = Self.requests(try MealieSession(instance: session.instance, url: proxy.baseURL))
+        let uuid = UUID()
+        var fields = RecipeFields(title: "Faulted \(uuid.uuidString.prefix(8))", ingredients: ["1 egg"], steps: ["Boil."])
+        let created = try await Self.create(fields, uuid: uuid, with: requests)
+        fields.description = "Soft."
+        proxy.add(.unavailable(retryAfter: "7"))
+        do {
+            _ = try await requests.write(fields, id: uuid, base: created.stamp.updatedAt)
+            Issue.record("the 503 was not seen")
+        } catch {
+            guard case .retry(_, let after) = error else { Issue.record("\(error)"); return }
+            #expect(after == .seconds(7))
+        }
+        #expect(try await requests.read(id: uuid)?.stamp.updatedAt == created.stamp.updatedAt) // nothing written
+        proxy.add(.dropAnswer) { $0.method == "PATCH" }
+        do {
+            // On the GET's kept-alive connection libcurl may send the PATCH again by itself and see its answer (docs:
+            // "Lost answers on the wire"): safe, a PATCH sets values. Either way the PATCH reached Mealie.
+            _ = try await requests.write(fields, id: uuid, base: created.stamp.updatedAt)
+        } catch {
+            guard case .retry = error else { Issue.record("\(error)"); return }
+        }
+        #expect(proxy.log.filter { $0.request.method == "PATCH" }.first?.fault == .dropAnswer)
+        // The PATCH landed: the retry finds Mealie moved past the base, with exactly the fields sent. The sync takes a
+        // stale copy equal to its draft as the write's answer (its updatedAt the new base), not as a conflict.
+        guard case .stale(let current) = try await requests.write(fields, id: uuid, base: created.stamp.updatedAt) else {
+            Issue.record("not stale"); return
+        }
+        #expect(current.fields == fields)
+        #expect(try await session.recipes(named: fields.title) == [fields.title])
+    }
+
     @Test("What recipes does not model survives a push: notes, settings, Mealie's extras, a rating, ingredient ids")
     func unmodeledSurvives() async throws {
         let session = try await MealieSession.shared()
