@@ -3,13 +3,19 @@ import Foundation
 /// A JSON value as Mealie sent it or as a write sends it: what a recipe's mapping reads and the `PATCH` body it
 /// builds. Objects keep every key, so an element sent back (an ingredient, a step, a tag) carries what Mealie gave it.
 public enum MealieJSON: Sendable, Hashable, Codable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A whole number that fits 64 bits, kept exactly.
     case integer(Int64)
+    /// Any other number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([MealieJSON])
+    /// An object, every key kept.
     case object([String: MealieJSON])
 
     /// Decodes any JSON value.
