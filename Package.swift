@@ -9,7 +9,8 @@
 //                       file calls
 //   OperationEngine     generic operations, conditions, exclusivity, observers, retry, queue
 //   CCurl / Transport   libcurl behind a typed, cancellable HTTP client; outcome classification
-//   MealieAPI           a Mealie 2.x server's requests and answers, and the decisions that need no recipe model
+//   MealieAPI           a Mealie 2.x server's requests and answers, the mapping of the whole recipe, and the operations
+//                       a destination needs, for Mealie
 //   RecipeSync          the sync engine: per-recipe chains (image, then JSON) on the engine, leases, cancellation
 //   SyncWatch           `recipes sync --watch`: the watcher's event sources (edits, rtnetlink, signals, the long
 //                       poll, the retry timer) running the pure WatchMachine of RecipeModels
@@ -112,7 +113,7 @@ let package = Package(
         // the pull's window, deletions, creation exactly once (docs/mealie.md).
         .target(
             name: "MealieAPI",
-            dependencies: ["Transport"],
+            dependencies: ["RecipeModels", "Transport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
 
@@ -258,7 +259,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MealieAPITests",
-            dependencies: ["MealieAPI", "MealieTestSupport", "HTTPTestSupport", "Transport", "Locking"],
+            dependencies: ["MealieAPI", "MealieTestSupport", "HTTPTestSupport", "RecipeModels", "Transport", "Locking"],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),

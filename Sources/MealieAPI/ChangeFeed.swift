@@ -30,8 +30,21 @@ public struct ChangeCursor: Sendable, Hashable, Comparable, CustomStringConverti
         }
     }
 
-    /// `2026-11-27T10:15:56.212913Z` or `2026-11-27T10:15:56.212913Z/<id>`.
+    /// `2026-11-27T10:15:56.212913Z` or `2026-11-27T10:15:56.212913Z/<id>`: also the text a sync keeps as its opaque
+    /// cursor, read back by `init?(text:)`.
     public var description: String { updatedAt.description + (id.map { "/\($0.lowercased)" } ?? "") }
+
+    /// The cursor `description` wrote; nil for any other text.
+    public init?(text: String) {
+        let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard let updatedAt = MealieTimestamp(parsing: parts[0]) else { return nil }
+        var id: UUID?
+        if parts.count == 2 {
+            guard let parsed = UUID(uuidString: parts[1]) else { return nil }
+            id = parsed
+        }
+        self.init(updatedAt: updatedAt, id: id)
+    }
 }
 
 /// The pull's window on Mealie's recipe list: the query after a cursor, the check of each page, and how far the

@@ -67,6 +67,13 @@ public struct MealieServer: Sendable, Equatable {
                     answerDeadline: Self.answerDeadline)
     }
 
+    /// `PATCH /api/recipes/{id}` with `body`, only the top-level fields to change (`MealieMapping.write`): Mealie
+    /// changes only the keys sent. `200` with the recipe as stored.
+    public func patchRecipe(id: UUID, body: Data) -> HTTPRequest {
+        HTTPRequest(method: .patch, url: recipeURL(id), body: .data(body, contentType: "application/json"),
+                    answerDeadline: Self.answerDeadline)
+    }
+
     /// `DELETE /api/recipes/{id}`: `200` with the deleted recipe; `404` when it is already gone. A hard delete.
     public func deleteRecipe(id: UUID) -> HTTPRequest {
         HTTPRequest(method: .delete, url: recipeURL(id), answerDeadline: Self.answerDeadline)

@@ -122,4 +122,17 @@ struct ChangeFeedTests {
         #expect(ChangeFeed.isNews(stamp, known: Stamps.at("01.000001")))
         #expect(ChangeFeed.isNews(stamp, known: nil))
     }
+
+    @Test("A cursor kept as text reads back as the same cursor; text that is no cursor is refused")
+    func cursorAsText() throws {
+        let id = try #require(UUID(uuidString: "6C287C71-7993-479E-8872-F4AF1626F916"))
+        let stamp = try #require(MealieTimestamp(parsing: "2026-11-27T10:15:56.212913Z"))
+        for cursor in [ChangeCursor(updatedAt: stamp, id: id), ChangeCursor(updatedAt: stamp, id: nil)] {
+            #expect(ChangeCursor(text: cursor.description) == cursor)
+        }
+        #expect(ChangeCursor(updatedAt: stamp, id: id).description == "2026-11-27T10:15:56.212913Z/6c287c71-7993-479e-8872-f4af1626f916")
+        for text in ["", "garbage", "2026-11-27T10:15:56.212913Z/", "2026-11-27T10:15:56.212913Z/not-a-uuid", "/6c287c71-7993-479e-8872-f4af1626f916"] {
+            #expect(ChangeCursor(text: text) == nil, "\(text)")
+        }
+    }
 }

@@ -82,6 +82,7 @@ struct ReplSessionTests {
         #expect(console.stdout == """
             ID  UUID      STATE    REV  SERVER  TITLE  WHY NOT SYNCED
             1   \(uuid.prefix(8))  pending  1    -       Bread  not on the server yet; run `sync`
+            destination: http server, no server.url set
 
             """, "the REPL advises its own `sync`, not the shell's")
         console.reset()

@@ -74,7 +74,7 @@ struct TwoDeviceNamingTests {
         #expect(shared.stderr.contains("line 2: \"3F2\" is not a recipe id or uuid"), "\(shared.stderr)")
         #expect(try home.rows().map(\.title) == ["Crêpes", "Oats"])
         let both = try home.run(["status", "3f2a9", "3f2b"])
-        #expect(both.status == 0 && both.stdout.split(separator: "\n").count == 3, "\(both)")
+        #expect(both.status == 0 && both.stdout.split(separator: "\n").count == 4, "the header, two rows, the destination: \(both)")
         let none = try home.run(["show", "3f2a9c"])
         #expect(none.status == 1 && none.stderr == "recipes: no recipe here has a uuid starting with 3f2a9c; `status` shows each recipe's uuid (a recipe made on another device is here once a sync has pulled it)\n", "\(none)")
         try database.write { db in

@@ -27,9 +27,33 @@ struct StatusCommand: ParsableCommand {
                 context.console.out(formatter.statusJSON(recipes))
                 context.console.err(notes.map { "recipes: note: \($0)\n" }.joined())
             } else {
-                context.console.out(formatter.status(recipes) + notes.map { "note: \($0)\n" }.joined())
+                context.console.out(formatter.status(recipes) + Self.destination(context) + "\n" + notes.map { "note: \($0)\n" }.joined())
             }
         }
+    }
+
+    /// The line `status` shows about the destination: which kind of server (`server.kind`) at which URL, and for a
+    /// kind this build's sync does not speak, that it does not.
+    static func destination(_ context: CommandContext) -> String {
+        do {
+            return try destination(context.configuration(warnAboutPermissions: false))
+        } catch {
+            let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+            return "destination: unknown (\(TerminalText.clean(message)))"
+        }
+    }
+
+    /// The destination line of `configuration` (`status`, and the REPL's `status`).
+    static func destination(_ configuration: ClientConfiguration) -> String {
+        let kind: ServerKind
+        do {
+            kind = try configuration.serverKind()
+        } catch {
+            return "destination: unknown (\(TerminalText.clean(error.message)))"
+        }
+        let url = configuration.serverURL.map { TerminalText.clean($0) } ?? "no server.url set"
+        let line = "destination: \(kind.rawValue) server, \(url)"
+        return kind.syncRefusal == nil ? line : line + " (this build syncs only with kind http: `recipes sync` refuses it)"
     }
 
     /// The lines `status` adds once about the home's folders (see `FolderNote`), safe to print.

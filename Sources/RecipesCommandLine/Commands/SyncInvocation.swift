@@ -87,8 +87,10 @@ struct SyncInvocation: Equatable {
         return summary
     }
 
-    /// The server, token and CA bundle of `configuration`; throws when its server URL is not one `ServerAPI` takes.
+    /// The server, token and CA bundle of `configuration`; throws when its server URL is not one `ServerAPI` takes, or
+    /// its server kind is one this build's sync does not speak (exit 78, before anything is sent).
     static func settings(_ configuration: ClientConfiguration) throws -> SyncSettings {
+        if let refusal = try configuration.serverKind().syncRefusal { throw refusal }
         var api: ServerAPI?
         if let url = configuration.serverURL {
             guard let parsed = ServerAPI(baseURL: url) else { throw ConfigKey.invalidServerURL(url) }

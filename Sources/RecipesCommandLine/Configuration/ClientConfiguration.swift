@@ -38,6 +38,11 @@ public struct ClientConfiguration: Sendable {
     public var jobs: Int { value(.syncJobs).flatMap { Int($0.value) } ?? 4 }
     /// The largest image `image set` accepts.
     public var imageMaxBytes: Int64 { value(.imageMaxBytes).flatMap { Int64($0.value) } ?? MediaLibrary.defaultMaxBytes }
+    /// The kind of server `server.url` names; a value of `RECIPES_SERVER_KIND` that is no kind is refused here (the
+    /// file's is checked when it is read).
+    public func serverKind() throws(CommandLineError) -> ServerKind {
+        try ServerKind.named(value(.serverKind)?.value ?? ServerKind.http.rawValue)
+    }
     /// The server's base URL, when configured.
     public var serverURL: String? { value(.serverURL)?.value }
     /// The bearer token, when configured.

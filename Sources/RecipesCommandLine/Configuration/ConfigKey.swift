@@ -3,6 +3,7 @@ import RecipeSync
 
 /// A setting of `config.toml`, with its type, default, environment override and validation.
 public enum ConfigKey: String, CaseIterable, Sendable {
+    case serverKind = "server.kind"
     case serverURL = "server.url"
     case serverToken = "server.token"
     case serverCABundle = "server.ca_bundle"
@@ -18,6 +19,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     /// The environment variable that overrides the file, if any.
     public var environmentVariable: String? {
         switch self {
+        case .serverKind: "RECIPES_SERVER_KIND"
         case .serverURL: "RECIPES_SERVER_URL"
         case .serverToken: "RECIPES_TOKEN"
         case .serverCABundle: "RECIPES_CA_BUNDLE"
@@ -36,6 +38,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
         switch self {
         case .syncJobs: "4"
         case .imageMaxBytes: String(20 * 1024 * 1024)
+        case .serverKind: ServerKind.http.rawValue
         case .serverURL, .serverToken, .serverCABundle: nil
         }
     }
@@ -43,6 +46,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     /// What the setting means, for `config show` and `--help`.
     public var summary: String {
         switch self {
+        case .serverKind: "what server.url is: " + ServerKind.allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: " or ")
         case .serverURL: "base URL of the recipe server, e.g. https://recipes.example.org"
         case .serverToken: "bearer token sent to the server (never printed)"
         case .serverCABundle: "extra CA certificate file (PEM) trusted for the server's TLS"
@@ -64,6 +68,8 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     public func validate(_ raw: String) throws(CommandLineError) -> String {
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         switch self {
+        case .serverKind:
+            return try ServerKind.named(value).rawValue
         case .serverURL:
             guard let api = ServerAPI(baseURL: value) else { throw Self.invalidServerURL(value) }
             return api.baseURL

@@ -1,0 +1,42 @@
+/// What kind of server `server.url` names (`server.kind`, environment `RECIPES_SERVER_KIND`): the destination kinds
+/// of docs/http-api.md and docs/mealie.md.
+public enum ServerKind: String, CaseIterable, Sendable {
+    /// A server of the HTTP contract (`recipes-server`): the default.
+    case http
+    /// A Mealie 2.x: its REST API at `server.url`, an API token of Mealie's in `server.token`.
+    case mealie
+
+    /// What the kind means, for `config show`, `--help` and the message that lists the kinds.
+    var summary: String {
+        switch self {
+        case .http: "a recipes server of the HTTP contract, the default"
+        case .mealie: "a Mealie 2.x server, with a Mealie API token"
+        }
+    }
+
+    /// The kind `text` names (any case, blanks around it allowed), or a message listing the kinds.
+    static func named(_ text: String) throws(CommandLineError) -> ServerKind {
+        let name = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        guard let kind = ServerKind(rawValue: name) else {
+            let kinds = allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: ", ")
+            throw CommandLineError("server.kind \"\(TerminalText.clean(text))\" is not a kind of server; the kinds are: \(kinds); "
+                + "set it with `recipes config set server.kind KIND` (or RECIPES_SERVER_KIND)")
+        }
+        return kind
+    }
+
+    /// Why `recipes sync` refuses to run with this kind, or nil when it can. This build's sync speaks only the HTTP
+    /// contract: with `mealie` it would send the contract's requests to a Mealie, which answers none of them.
+    var syncRefusal: CommandLineError? {
+        switch self {
+        case .http:
+            nil
+        case .mealie:
+            CommandLineError(
+                "server.kind is mealie, and this build of recipes syncs only with kind http (a recipes server of the HTTP "
+                    + "contract), which a Mealie does not answer; nothing was sent. To sync with a recipes server, run "
+                    + "`recipes config set server.kind http` and set server.url to its address",
+                exitStatus: 78)
+        }
+    }
+}
