@@ -110,11 +110,12 @@ public final class SyncRun: Sendable {
             maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random,
             taskExecutor: client.taskExecutor)
         let reachability = CachedReachability(url: api.baseURL, probe: settings.probe, now: settings.now)
-        let requests = ChainRequests(
-            api: api, client: client, reachability: reachability, store: store, settings: settings, outbox: outbox,
-            recorder: recorder, poller: poller)
+        let destination = HTTPDestination(api: api, client: client, reachability: reachability, settings: settings)
+        let steps = ChainSteps(
+            destination: destination, store: store, settings: settings, outbox: outbox, recorder: recorder,
+            poller: poller, report: { claim, step, words in self.emit(self.makeEvent(.merged, claim, step: step, error: words)) })
         let parts = UploadChain.Parts(
-            requests: requests, retry: retryPolicy,
+            steps: steps, retry: retryPolicy,
             reachability: ReachabilityCondition(host: host.host, port: host.port, probe: reachability),
             observe: { claim, step in StepObserver(run: self, claim: claim, step: step) })
         let feeder = ChainFeeder(store: store, settings: settings, options: options, registry: registry, reports: reports)
@@ -123,7 +124,7 @@ public final class SyncRun: Sendable {
         let recording = Task { await recorder.recordPeriodically(every: settings.pollInterval, clock: settings.clock) }
         do {
             let pull = PullRun(
-                store: store, settings: settings, requests: requests, queue: queue, registry: registry, parts: parts,
+                store: store, settings: settings, steps: steps, queue: queue, registry: registry, parts: parts,
                 tally: tally, emit: emit)
             if pulls { _ = try await pull.run() }
             // A merge leaves its draft pending: it goes to the server in the same run.

@@ -28,10 +28,10 @@ struct UploadChain: Sendable {
     /// The image the image step uploads.
     private let image: ImageReference?
 
-    /// The parts every step shares: the requests, the retry policy, the reachability condition, and what observes
+    /// The parts every step shares: the steps over the destination, the retry policy, the reachability condition, and what observes
     /// each step.
     struct Parts: Sendable {
-        let requests: ChainRequests
+        let steps: ChainSteps
         let retry: RetryPolicy
         let reachability: ReachabilityCondition?
         let observe: @Sendable (SyncClaim, SyncEvent.Step) -> any ProcedureObserver
@@ -43,7 +43,7 @@ struct UploadChain: Sendable {
         let id = claim.recipe.id
         let conditions: [any ProcedureCondition] = parts.reachability.map { [$0] } ?? []
         func tags(_ step: SyncEvent.Step) -> [String: String] { ["id": String(id), "step": step.rawValue] }
-        let requests = parts.requests
+        let steps = parts.steps
 
         var children: [AnyProcedure] = []
         if claim.isDeletion {
@@ -52,31 +52,31 @@ struct UploadChain: Sendable {
             lastStep = Procedure<PushResult>(
                 name: "delete #\(id)", conditions: conditions, retry: parts.retry, tags: tags(.delete),
                 previousAttempts: claim.attempts
-            ) { _ in try await requests.sendDelete(claim) }
+            ) { _ in try await steps.sendDelete(claim) }
             lastStep.addObserver(parts.observe(claim, .delete))
         } else if let sending = claim.imageToSend {
             image = sending
             let upload = Procedure<String>(
                 name: "image #\(id)", conditions: conditions, retry: parts.retry, tags: tags(.image),
                 previousAttempts: claim.attempts
-            ) { context in try await requests.sendImage(sending, context) }
+            ) { context in try await steps.sendImage(sending, of: claim, context) }
             upload.addObserver(parts.observe(claim, .image))
             imageStep = upload
             lastStep = Procedure<PushResult>(
                 name: "recipe #\(id)", input: upload, priority: .high, conditions: conditions, retry: parts.retry,
                 tags: tags(.recipe), previousAttempts: claim.attempts, continuesAttempts: true
-            ) { url, _ in try await requests.sendRecipe(claim, imageURL: url) }
+            ) { url, _ in try await steps.sendRecipe(claim, image: url) }
             lastStep.addObserver(parts.observe(claim, .recipe))
             children.append(upload.erased)
         } else {
             imageStep = nil
             image = nil
-            // The server has this image already (or there is none): the JSON names the URL it gave.
-            let known = ChainRequests.knownImageURL(of: claim.recipe)
+            // The server has this image already (or there is none): the JSON names it as the destination does.
+            let known = steps.knownImageName(of: claim.recipe)
             lastStep = Procedure<PushResult>(
                 name: "recipe #\(id)", priority: .high, conditions: conditions, retry: parts.retry, tags: tags(.recipe),
                 previousAttempts: claim.attempts
-            ) { _ in try await requests.sendRecipe(claim, imageURL: known) }
+            ) { _ in try await steps.sendRecipe(claim, image: known) }
             lastStep.addObserver(parts.observe(claim, .recipe))
         }
         children.append(lastStep.erased)

@@ -412,6 +412,14 @@ struct SyncRunTests {
             #expect(document["description"] as? String == "from the tablet")
             let puts = server.requests().filter(\.isRecipePut).map(\.status)
             #expect(puts == [201, 200, 412, 200], "one stale write, merged, then accepted: \(puts)")
+            // The stale write, the read of the server's copy and the merge are steps the run sees: one report, before
+            // the write of the merge, naming its revision and round.
+            let reported = recorder.events(.merged)
+            #expect(reported.count == 1 && reported.first?.step == .recipe, "\(reported)")
+            let revision = try #require(reported.first?.revision)
+            #expect(reported.first?.error == "another device wrote first; sending the merge as revision \(revision) (round 2 of 3)")
+            #expect(revision == merged.sync.syncedRevision, "the revision reported is the one the server then acknowledged")
+            #expect(recorder.events(.done).count == 1, "then one end: done")
         }
     }
 

@@ -19,11 +19,13 @@ struct UploadChainTests {
         let outbox = Outbox(directory: home.store.home.outboxURL)
         let recorder = EndRecorder(store: home.store, owner: "1:1", outbox: outbox, tally: Locked(SyncSummary()), emit: { _ in })
         let poller = LeasePoller(store: home.store, settings: settings, registry: registry)
-        let requests = ChainRequests(
+        let destination = HTTPDestination(
             api: api, client: try HTTPClient(configuration: HTTPClientConfiguration()),
-            reachability: CachedReachability(url: api.baseURL, probe: .constant(true)), store: home.store,
-            settings: settings, outbox: outbox, recorder: recorder, poller: poller)
-        return UploadChain.Parts(requests: requests, retry: .standard, reachability: nil, observe: { _, _ in BlockObserver() })
+            reachability: CachedReachability(url: api.baseURL, probe: .constant(true)), settings: settings)
+        let steps = ChainSteps(
+            destination: destination, store: home.store, settings: settings, outbox: outbox, recorder: recorder,
+            poller: poller, report: { _, _, _ in })
+        return UploadChain.Parts(steps: steps, retry: .standard, reachability: nil, observe: { _, _ in BlockObserver() })
     }
 
     static func claim(_ home: ClientHome, _ recipe: Recipe) throws -> SyncClaim {

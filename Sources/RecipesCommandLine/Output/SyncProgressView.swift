@@ -129,6 +129,8 @@ struct SyncProgressState {
         case .offline where event.delay != nil:
             wait(event)  // waiting for the network within the run; an `offline` without a delay ends the recipe
             return false
+        case .merged where event.step != nil:
+            return false  // a round of an upload under way (a stale write merged, written again), not its end
         case .done, .failed, .cancelled, .offline, .skipped, .pulled, .merged, .conflict, .removed, .downloaded:
             uploads.removeAll { $0.id == event.id }
             outcomes[event.id] = event.kind
