@@ -111,6 +111,11 @@ struct ChainSteps: Sendable {
         case .stale(let known):
             copy = known
             return .stale(copyKnown: known != nil)
+        case .gone(let version):
+            copy = .deleted(version: version)
+            return .stale(copyKnown: true)
+        case .refused(let reason):
+            throw StepFailure(.permanent, reason)
         }
     }
 

@@ -42,7 +42,7 @@ protocol Destination: Sendable {
     /// image `image` (the destination's name, or nil for none): the bytes the outbox keeps, ready to send.
     func prepareWrite(_ recipe: Recipe, image: String?, base: Int64?) throws -> PreparedWrite
 
-    /// Sends `write`: written, stale (another writer came first), gone, or refused.
+    /// Sends `write`: written, stale (another writer came first), gone (deleted there since the base), or refused.
     func write(_ write: PreparedWrite) async throws -> WriteAnswer
 
     /// Deletes `recipe` conditionally on destination version `base`.
@@ -79,6 +79,13 @@ enum WriteAnswer: Sendable, Equatable {
     /// Another writer came first: the destination has something else than the base. `copy` is its copy when the
     /// destination read it to find out (Mealie), nil when it must be read (the contract server's `412`).
     case stale(copy: RecipeRead?)
+    /// The destination deleted the recipe since the base, at `version` (the contract server's `412` saying
+    /// `"deleted":true` names its tombstone; a destination without tombstones, Mealie, chooses a version after the
+    /// base): merged as a deletion on the server.
+    case gone(version: Int64)
+    /// The destination refuses this recipe's write, why in words (not the credentials: those stop the run). It
+    /// fails permanently for that recipe.
+    case refused(String)
 }
 
 /// What a conditional deletion came to.

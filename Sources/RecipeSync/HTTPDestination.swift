@@ -85,9 +85,15 @@ struct HTTPDestination: Destination {
                 throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
             }
         case 412:
+            // A tombstone's version in the answer is the copy itself: nothing to read.
+            if let tombstone = ServerAPI.staleTombstone(inAnswer: response.body) { return .gone(version: tombstone) }
             return .stale(copy: nil)
         default:
-            throw failure(response, what: what)
+            let failure = failure(response, what: what)
+            // A permanent refusal of this recipe (422, 413, 400…) is an answer; set-up mistakes and transient
+            // failures stay failures, for the run and the retry policy.
+            if failure.kind == .permanent { return .refused(failure.message) }
+            throw failure
         }
     }
 

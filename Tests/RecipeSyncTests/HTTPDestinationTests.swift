@@ -70,6 +70,17 @@ struct HTTPDestinationTests {
 
             #expect(try await destination.delete(recipe.uuid, base: 2) == .deleted)
             #expect(try await destination.read(recipe.uuid) == .deleted(version: 3))
+            // A write over the deletion is answered gone, with the tombstone's version: the copy, without a read.
+            let reads = server.requests().filter { $0.method == "GET" }.count
+            #expect(try await destination.write(prepared) == .gone(version: 3))
+            #expect(server.requests().filter { $0.method == "GET" }.count == reads)
+            // A write the server refuses for this recipe (a version it would not make) is an answer too.
+            let refusedWrite = PreparedWrite(uuid: recipe.uuid, base: 3, version: 9, document: prepared.document)
+            guard case .refused(let words) = try await destination.write(refusedWrite) else {
+                Issue.record("a 422 was not a refusal")
+                return
+            }
+            #expect(words.contains("422"), "\(words)")
             #expect(try await destination.delete(recipe.uuid, base: 1) == .deleted, "already deleted: done")
         }
     }
