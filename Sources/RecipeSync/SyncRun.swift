@@ -113,7 +113,11 @@ public final class SyncRun: Sendable {
         let destination = HTTPDestination(api: api, client: client, reachability: reachability, settings: settings)
         let steps = ChainSteps(
             destination: destination, store: store, settings: settings, outbox: outbox, recorder: recorder,
-            poller: poller, report: { claim, step, words in self.emit(self.makeEvent(.merged, claim, step: step, error: words)) })
+            poller: poller, report: { claim, step, words in
+                var event = self.makeEvent(.merged, claim, step: step, error: words)
+                event.version = claim.recipe.sync.serverVersion  // the server's version the merge is based on
+                self.emit(event)
+            })
         let parts = UploadChain.Parts(
             steps: steps, retry: retryPolicy,
             reachability: ReachabilityCondition(host: host.host, port: host.port, probe: reachability),

@@ -415,7 +415,7 @@ struct SyncRunTests {
             // The stale write, the read of the server's copy and the merge are steps the run sees: one report, before
             // the write of the merge, naming its revision and round.
             let reported = recorder.events(.merged)
-            #expect(reported.count == 1 && reported.first?.step == .recipe, "\(reported)")
+            #expect(reported.count == 1 && reported.first?.step == .recipe && reported.first?.version == 2, "\(reported)")
             let revision = try #require(reported.first?.revision)
             #expect(reported.first?.error == "another device wrote first; sending the merge as revision \(revision) (round 2 of 3)")
             #expect(revision == merged.sync.syncedRevision, "the revision reported is the one the server then acknowledged")
