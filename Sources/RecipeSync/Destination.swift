@@ -15,7 +15,9 @@ import Transport
 /// Versions and positions are opaque to the sync: it keeps what an answer gave and hands it back. A version is an
 /// `Int64` the destination chose (the contract server's version number; Mealie's `updatedAt` in microseconds), and
 /// so is a feed position (the contract server's sequence number; Mealie's `updatedAt` of the last recipe read, its
-/// keyset window on `(updatedAt, id)` kept by the conformance between the pages of one pull).
+/// keyset window on `(updatedAt, id)` kept by the conformance between the pages of one pull). The one thing the sync
+/// asks of them: a recipe's versions grow with each write (a copy whose version is not above the base is taken as
+/// nothing new), and so do the positions of a feed.
 protocol Destination: Sendable {
     /// The base URL (`server.url`): the origin the token goes to and the set-up diagnosis speaks of.
     var baseURL: String { get }
@@ -72,7 +74,7 @@ struct PreparedWrite: Sendable {
 }
 
 /// What a conditional recipe write came to. A stale write is an answer, not a failure: the chain reads the server's
-/// copy, merges and writes again as steps of its own (`StaleRounds`).
+/// copy, merges and writes again as steps of its own (`ChainRound`).
 enum WriteAnswer: Sendable, Equatable {
     /// The destination has the write as `version`.
     case written(version: Int64)

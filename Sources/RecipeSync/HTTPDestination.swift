@@ -63,7 +63,7 @@ struct HTTPDestination: Destination {
             throw StepFailure(.permanent, "recipe: the server version it is based on, \(base ?? 0), is out of range "
                 + "(recipes takes 1 to \(ServerNumbers.maximum)); the server sent a version no server makes")
         }
-        let own = image.flatMap(RecipeImage.init(serverURL:)).map { imageName(sha256: $0.sha256, of: recipe.uuid) }
+        let own = image.map { name in RecipeImage(serverURL: name).map { imageName(sha256: $0.sha256, of: recipe.uuid) } ?? name }
         let document = RecipeDocument.encode(recipe, version: version, imageURL: own)
         return PreparedWrite(uuid: recipe.uuid, base: base, version: version, document: document)
     }
