@@ -6,7 +6,8 @@ import RecipeStore
 import Transport
 
 /// One `recipes sync`: every due recipe (or the ones asked for) becomes a chain on the operation engine — its image
-/// (`HEAD` by SHA-256, then `PUT` when the server lacks it), then its JSON from the outbox, or a `DELETE` — guarded
+/// (asked for by SHA-256, written when the destination lacks it), then its JSON from the outbox, or its deletion, over
+/// the run's `Destination` (the contract server: `HTTPDestination`) — guarded
 /// by a per-recipe mutual-exclusion condition in this process, a lease in the database across processes, and a
 /// reachability condition; retried with backoff; cancellable from any process.
 ///
@@ -110,7 +111,9 @@ public final class SyncRun: Sendable {
             maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random,
             taskExecutor: client.taskExecutor)
         let reachability = CachedReachability(url: api.baseURL, probe: settings.probe, now: settings.now)
-        let destination = HTTPDestination(api: api, client: client, reachability: reachability, settings: settings)
+        // The one place the run chooses its destination's kind (`server.kind`: the contract server today).
+        let destination: any Destination = HTTPDestination(
+            api: api, client: client, reachability: reachability, settings: settings)
         let steps = ChainSteps(
             destination: destination, store: store, settings: settings, outbox: outbox, recorder: recorder,
             poller: poller, report: { claim, step, words in

@@ -8,11 +8,13 @@ import RecipeStore
 ///
 /// ```
 /// GroupProcedure "upload #7"   condition: MutualExclusion("recipe:<uuid>"), held from the first step to the last
-///   ├─ image step   Procedure<String>   conditions: reachability   retry: the run's policy   (HEAD, then PUT)
-///   └─ recipe step  Procedure<Void>     input: the image step's URL, continuing its attempt count   (PUT JSON)
+///   ├─ image step   Procedure<String>   conditions: reachability   retry: the run's policy   (missing? then put)
+///   └─ recipe step  Procedure<PushResult>  input: the image's name, continuing its attempt count   (write; when
+///                                          stale: read, merge, write again — `ChainRound`)
 /// ```
 ///
-/// The recipe step takes the image step's URL as its typed input; a failed, deferred or cancelled image step cancels
+/// The steps are `ChainSteps`' over the run's `Destination`. The recipe step takes the image step's name for the
+/// image (the destination's own) as its typed input; a failed, deferred or cancelled image step cancels
 /// it through the engine's `NoFailedDependencies`, so the JSON never goes without its image. A recipe whose image the
 /// server already has (or that has none) has no image step; a deletion is one `DELETE` step. Cancelling the group
 /// (`recipes cancel`, Ctrl-C, a lost lease) cancels whichever step runs.

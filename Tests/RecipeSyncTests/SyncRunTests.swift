@@ -423,6 +423,42 @@ struct SyncRunTests {
         }
     }
 
+    @Test("412, then the read of the server's copy answered 503 with Retry-After: 1: retried after it, merged once, sent once")
+    func staleWriteReadRetried() async throws {
+        try await withSyncServer(faults: ["GET /v1/recipes/*: status=503 retry-after=1 first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("soup")
+            #expect(try await home.sync(server).verdict == .complete)
+            let identifier = recipe.uuid.uuidString.lowercased()
+            let theirs = try JSONSerialization.data(withJSONObject: [
+                "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 2,
+                "name": "soup", "description": "from the tablet", "recipeIngredient": ["2 tomatoes"],
+                "recipeInstructions": [["@type": "HowToStep", "text": "Chop."]],
+            ])
+            let put = try await server.send(HTTPRequest(
+                method: .put, url: "\(server.baseURL)/v1/recipes/\(identifier)", headers: ["If-Match": "\"1\""],
+                body: .data(theirs, contentType: "application/json")))
+            #expect(put.status == 200)
+            try home.store.apply(.title("Tomato soup"), to: recipe.id)
+
+            let recorder = EventRecorder()
+            #expect(try await home.sync(server, recorder: recorder).verdict == .complete)
+            let merged = try home.recipe(recipe.id)
+            #expect(merged.sync.state == .synced && merged.sync.serverVersion == 3)
+            #expect(merged.title == "Tomato soup" && merged.description == "from the tablet", "both edits survive")
+            let log = await server.requests(atLeast: 7)
+            let reads = log.filter { $0.method == "GET" && $0.path.hasPrefix("/v1/recipes/") }
+            try #require(reads.count == 2, "\(reads)")
+            #expect(reads[0].status == 503 && reads[1].status == 200)
+            let retries = recorder.events(.retry)
+            #expect(retries.count == 1 && retries.first?.step == .recipe && (retries.first?.delay ?? 0) >= 1, "\(retries)")
+            // The retried attempt wrote again (412 again: the merge was not made before the read failed), read, merged
+            // once and wrote the merge once.
+            #expect(log.filter(\.isRecipePut).map(\.status) == [201, 200, 412, 412, 200])
+            #expect(recorder.events(.merged).count == 1)
+        }
+    }
+
     @Test("412 with a conflicting change of the same field: a conflict for a person, neither pushed nor failed")
     func staleWriteConflict() async throws {
         try await withSyncServer { server in
