@@ -36,54 +36,9 @@ struct ChainSteps: Sendable {
         }
     }
 
-    /// The recipe step: writes `claim`'s revision naming `image` (the destination's name of it, nil for none), and
-    /// goes on as `ChainRound` decides after each answer: a stale write's copy read, merged and written again.
-    func sendRecipe(_ claim: SyncClaim, image: String?) async throws -> PushResult {
-        var claim = claim
-        var image = image
-        var round = 1
-        var result: PushResult?
-        var copy: RecipeRead?
-        var event = try await write(claim, image: image, result: &result, copy: &copy)
-        while true {
-            switch ChainRound.next(after: event, round: round, deletion: false) {
-            case .finish:
-                guard let result else { throw StepFailure(.later, "recipe: the write ended without an answer") }
-                return result
-            case .read:
-                copy = try await destination.read(claim.recipe.uuid)
-                event = .read
-            case .merge:
-                let merge = try await self.merge(copy, into: claim)
-                if case .synced(let revision, let version, let base) = merge {
-                    result = .uploaded(revision: revision, version: version, base: base)
-                }
-                if case .push(let merged) = merge {
-                    // The merge keeps this chain's image (sent by its image step, not yet recorded) or takes the
-                    // server's (which the merge recorded).
-                    let sent = image.flatMap(RecipeImage.init(serverURL:))
-                    image = knownImageName(of: merged.recipe)
-                        ?? (sent != nil && sent?.sha256 == merged.recipe.image?.sha256 ? image : nil)
-                    report(merged, .recipe, "another device wrote first; sending the merge as revision "
-                        + "\(merged.revision) (round \(round + 1) of \(ChainRound.maxRounds))")
-                    claim = merged
-                }
-                event = .merged(ChainRound.Merge(merge))
-            case .write:
-                round += 1
-                copy = nil
-                event = try await write(claim, image: image, result: &result, copy: &copy)
-            case .fail(let failure):
-                throw failure
-            }
-        }
-    }
-
-    /// One write of `claim`'s revision: the outbox file of exactly this revision, the lease check (`mayUpload`: as the
-    /// poller last saw it, or the database), then the destination's conditional write.
-    private func write(
-        _ claim: SyncClaim, image: String?, result: inout PushResult?, copy: inout RecipeRead?
-    ) async throws -> ChainRound.Event {
+    /// The recipe step: one conditional write of `claim`'s revision naming `image` (the destination's name of it, nil
+    /// for none), in write round `round`. A stale answer is the step's result: the chain goes on with a `MergeChain`.
+    func sendRecipe(_ claim: SyncClaim, image: String?, round: Int = 1) async throws -> StepResult {
         // Never a document without the image the recipe has: the server would take it as the image removed.
         if claim.recipe.image != nil, image == nil {
             throw StepFailure(.later, "recipe: its image is not on the server yet; the next run sends the image first")
@@ -91,7 +46,8 @@ struct ChainSteps: Sendable {
         let prepared = try destination.prepareWrite(claim.recipe, image: image, base: claim.recipe.sync.serverVersion)
         let sending: Bool
         do {
-            // The file of a chain that already succeeded is recycled (see `Outbox.write`).
+            // The outbox file of exactly this revision (that of a chain that already succeeded is recycled, see
+            // `Outbox.write`), then the lease: as the poller last saw it, or the database.
             let spare = recorder.takeSpareOutboxFile()
             _ = try outbox.write(
                 prepared.document, uuid: claim.recipe.uuid.lowercasedString, revision: claim.revision, recycling: spare)
@@ -106,16 +62,55 @@ struct ChainSteps: Sendable {
         case .written(let version):
             var fields = RecipeFields(claim.recipe)
             fields.image = image.flatMap(RecipeImage.init(serverURL:))
-            result = .uploaded(revision: claim.revision, version: version, base: fields)
-            return .done
-        case .stale(let known):
-            copy = known
-            return .stale(copyKnown: known != nil)
+            return .final(.uploaded(revision: claim.revision, version: version, base: fields))
+        case .stale(let copy):
+            return .stale(StaleWrite(claim: claim, image: image, copy: copy, round: round))
         case .gone(let version):
-            copy = .deleted(version: version)
-            return .stale(copyKnown: true)
+            return .stale(StaleWrite(claim: claim, image: image, copy: .deleted(version: version), round: round))
         case .refused(let reason):
             throw StepFailure(.permanent, reason)
+        }
+    }
+
+    /// The read step after a stale write or deletion: the destination's copy.
+    func readCopy(_ stale: StaleWrite) async throws -> RecipeRead {
+        try await destination.read(stale.claim.recipe.uuid)
+    }
+
+    /// The merge step: merges `copy` into the draft of `stale` and says, as `ChainRound` decides, whether the merge is
+    /// written (reported as a round the run sees) or the chain ends (synced, deleted, or a failure: a conflict for a
+    /// person, the bound on rounds reached).
+    func mergeCopy(_ copy: RecipeRead?, _ stale: StaleWrite) async throws -> AfterMerge {
+        let merge = try await self.merge(copy, into: stale.claim)
+        let deletion = stale.claim.isDeletion
+        switch ChainRound.next(after: .merged(ChainRound.Merge(merge)), round: stale.round, deletion: deletion) {
+        case .write:
+            guard case .push(let merged) = merge else { throw StepFailure(.later, "recipe: nothing merged to write") }
+            // The merge keeps this chain's image (sent by its image step, not yet recorded) or takes the server's
+            // (which the merge recorded).
+            let sent = stale.image.flatMap(RecipeImage.init(serverURL:))
+            let image = knownImageName(of: merged.recipe)
+                ?? (sent != nil && sent?.sha256 == merged.recipe.image?.sha256 ? stale.image : nil)
+            report(merged, .merge, "another device wrote first; sending the merge as revision "
+                + "\(merged.revision) (round \(stale.round + 1) of \(ChainRound.maxRounds))")
+            return .write(merged, image: image)
+        case .finish:
+            if !deletion, case .synced(let revision, let version, let base) = merge {
+                return .final(.uploaded(revision: revision, version: version, base: base))
+            }
+            return .final(.deleted)
+        case .fail(let failure):
+            throw failure
+        case .read, .merge:
+            throw StepFailure(.later, "recipe: the merge asked for another merge; a later run goes on")
+        }
+    }
+
+    /// The write step after a merge: the merge written in the next round, or the end the merge came to.
+    func writeMerge(_ after: AfterMerge, round: Int) async throws -> StepResult {
+        switch after {
+        case .final(let result): .final(result)
+        case .write(let merged, let image): try await sendRecipe(merged, image: image, round: round + 1)
         }
     }
 
@@ -149,31 +144,14 @@ struct ChainSteps: Sendable {
     }
 
     /// The delete step: a deletion conditional on the destination still having the base version; done, or already
-    /// gone, counts as deleted. A stale answer is read and merged (`ChainRound`): changed on the server and deleted
-    /// here is a conflict for a person.
-    func sendDelete(_ claim: SyncClaim) async throws -> PushResult {
+    /// gone, counts as deleted. A stale answer is the step's result: the chain goes on with a `MergeChain` (read,
+    /// merge: changed on the server and deleted here is a conflict for a person).
+    func sendDelete(_ claim: SyncClaim) async throws -> StepResult {
         // Sent before without an answer (the server's version unknown here): what the server has decides.
-        guard let base = try await deletionBase(claim) else { return .deleted }
-        var event: ChainRound.Event
+        guard let base = try await deletionBase(claim) else { return .final(.deleted) }
         switch try await destination.delete(claim.recipe.uuid, base: base) {
-        case .deleted: event = .done
-        case .stale: event = .stale(copyKnown: false)
-        }
-        var copy: RecipeRead?
-        while true {
-            switch ChainRound.next(after: event, round: 1, deletion: true) {
-            case .finish:
-                return .deleted
-            case .read:
-                copy = try await destination.read(claim.recipe.uuid)
-                event = .read
-            case .merge:
-                event = .merged(ChainRound.Merge(try await merge(copy, into: claim)))
-            case .write:
-                throw StepFailure(.later, "the recipe changed on the server while its deletion was sent; a later run goes on")
-            case .fail(let failure):
-                throw failure
-            }
+        case .deleted: return .final(.deleted)
+        case .stale: return .stale(StaleWrite(claim: claim, image: nil, copy: nil, round: 1))
         }
     }
 
@@ -232,6 +210,34 @@ struct ChainSteps: Sendable {
         else { return nil }
         return destination.imageName(sha256: image.sha256, of: recipe.uuid)
     }
+}
+
+/// What a write or deletion step came to: the chain's end, or a stale answer the chain goes on from.
+enum StepResult: Sendable, Equatable {
+    /// The chain ends so.
+    case final(PushResult)
+    /// Another writer came first: a `MergeChain` reads, merges and writes again.
+    case stale(StaleWrite)
+}
+
+/// A write or deletion answered stale: what the merge after it needs.
+struct StaleWrite: Sendable, Equatable {
+    /// The claim as written (after a merge, the merge's).
+    let claim: SyncClaim
+    /// The destination's name of the image the write named.
+    let image: String?
+    /// The destination's copy when its answer carried one (else it is read).
+    let copy: RecipeRead?
+    /// The write round it was (from 1; at most `ChainRound.maxRounds`).
+    let round: Int
+}
+
+/// What the merge step decided.
+enum AfterMerge: Sendable, Equatable {
+    /// Write the merge, naming this image.
+    case write(SyncClaim, image: String?)
+    /// The chain ends so (the server had the draft, or the deletion is done).
+    case final(PushResult)
 }
 
 /// What a chain's last step achieved.

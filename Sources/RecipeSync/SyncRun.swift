@@ -136,7 +136,10 @@ public final class SyncRun: Sendable {
             if pulls { _ = try await pull.run() }
             // A merge leaves its draft pending: it goes to the server in the same run.
             if options.pushes, !registry.isStopped, try options.ids != nil || store.hasDueWork(at: settings.now()) {
-                try await feeder.feed(queue) { claim in self.start(UploadChain(claim, parts)) }
+                try await feeder.feed(queue) { claim in
+                    let chain = UploadChain(claim, parts)
+                    return self.start(chain.group, of: claim, ending: chain.ending, parts: parts, queue: queue)
+                }
                 // What this run wrote comes back in the feed: read it now, so that the next run finds nothing new
                 // (and cron's idle run stays idle), with whatever another device wrote meanwhile.
                 recorder.recordEnds()
@@ -169,14 +172,18 @@ public final class SyncRun: Sendable {
         return tally.withLock { $0 }
     }
 
-    /// Registers `chain` and returns its group for the queue; a chain stopped before it began (Ctrl-C, `recipes
-    /// cancel` seen by the poller) is cancelled first, so that it ends at once and is concluded as any other.
-    func start(_ chain: UploadChain) -> AnyProcedure {
-        chain.group.addObserver(ChainEndObserver(run: self, chain: chain))
-        if let reason = registry.register(chain.claim.recipe.id, chain: chain.group.erased) {
-            chain.group.cancel(reason: .requested(ChainRegistry.words(reason)))
+    /// Registers the chain `group` of `claim` (an `UploadChain`'s, or the `MergeChain`'s after a stale write) and
+    /// returns it for the queue; a chain stopped before it began (Ctrl-C, `recipes cancel` seen by the poller) is
+    /// cancelled first, so that it ends at once and is concluded as any other.
+    func start(
+        _ group: GroupProcedure<Void>, of claim: SyncClaim, ending: @escaping @Sendable (ProcedureOutcome) -> ChainEnd,
+        parts: UploadChain.Parts, queue: ProcedureQueue
+    ) -> AnyProcedure {
+        group.addObserver(ChainEndObserver(run: self, claim: claim, ending: ending, parts: parts, queue: queue))
+        if let reason = registry.register(claim.recipe.id, chain: group.erased) {
+            group.cancel(reason: .requested(ChainRegistry.words(reason)))
         }
-        return chain.group.erased
+        return group.erased
     }
 
     /// Whether the server at `host` is reachable, waiting up to `--wait-for-network` for it: one procedure with the

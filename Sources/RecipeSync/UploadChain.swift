@@ -9,8 +9,8 @@ import RecipeStore
 /// ```
 /// GroupProcedure "upload #7"   condition: MutualExclusion("recipe:<uuid>"), held from the first step to the last
 ///   ├─ image step   Procedure<String>   conditions: reachability   retry: the run's policy   (missing? then put)
-///   └─ recipe step  Procedure<PushResult>  input: the image's name, continuing its attempt count   (write; when
-///                                          stale: read, merge, write again — `ChainRound`)
+///   └─ recipe step  Procedure<StepResult>  input: the image's name, continuing its attempt count   (one write;
+///                                          stale: a `MergeChain` follows — read, merge, write again)
 /// ```
 ///
 /// The steps are `ChainSteps`' over the run's `Destination`. The recipe step takes the image step's name for the
@@ -26,7 +26,7 @@ struct UploadChain: Sendable {
     /// The image step, when there is one.
     let imageStep: Procedure<String>?
     /// The step that sends the recipe's JSON or its deletion.
-    let lastStep: Procedure<PushResult>
+    let lastStep: Procedure<StepResult>
     /// The image the image step uploads.
     private let image: ImageReference?
 
@@ -51,7 +51,7 @@ struct UploadChain: Sendable {
         if claim.isDeletion {
             imageStep = nil
             image = nil
-            lastStep = Procedure<PushResult>(
+            lastStep = Procedure<StepResult>(
                 name: "delete #\(id)", conditions: conditions, retry: parts.retry, tags: tags(.delete),
                 previousAttempts: claim.attempts
             ) { _ in try await steps.sendDelete(claim) }
@@ -64,7 +64,7 @@ struct UploadChain: Sendable {
             ) { context in try await steps.sendImage(sending, of: claim, context) }
             upload.addObserver(parts.observe(claim, .image))
             imageStep = upload
-            lastStep = Procedure<PushResult>(
+            lastStep = Procedure<StepResult>(
                 name: "recipe #\(id)", input: upload, priority: .high, conditions: conditions, retry: parts.retry,
                 tags: tags(.recipe), previousAttempts: claim.attempts, continuesAttempts: true
             ) { url, _ in try await steps.sendRecipe(claim, image: url) }
@@ -75,7 +75,7 @@ struct UploadChain: Sendable {
             image = nil
             // The server has this image already (or there is none): the JSON names it as the destination does.
             let known = steps.knownImageName(of: claim.recipe)
-            lastStep = Procedure<PushResult>(
+            lastStep = Procedure<StepResult>(
                 name: "recipe #\(id)", priority: .high, conditions: conditions, retry: parts.retry, tags: tags(.recipe),
                 previousAttempts: claim.attempts
             ) { _ in try await steps.sendRecipe(claim, image: known) }
@@ -89,18 +89,17 @@ struct UploadChain: Sendable {
 
     /// How the chain ended, once its group has: the step that ended it (the first that did not succeed, else the
     /// last), the attempts that step counted, the image the server confirmed on the way, and what the last step
-    /// achieved.
-    func ending(_ outcome: ProcedureOutcome)
-        -> (step: SyncEvent.Step, attempts: Int, confirmed: ConfirmedImage?, pushed: PushResult?)
-    {
+    /// achieved (or the stale answer a `MergeChain` goes on from).
+    func ending(_ outcome: ProcedureOutcome) -> ChainEnd {
         var confirmed: ConfirmedImage?
         if let imageStep, let image, let url = imageStep.output {
             confirmed = ConfirmedImage(sha256: image.sha256, url: url)
         }
         if let imageStep, confirmed == nil {
-            return (.image, max(imageStep.erased.attempt, claim.attempts), nil, nil)
+            return ChainEnd(step: .image, attempts: max(imageStep.erased.attempt, claim.attempts), confirmed: nil)
         }
         let step: SyncEvent.Step = claim.isDeletion ? .delete : .recipe
-        return (step, max(lastStep.erased.attempt, claim.attempts), confirmed, lastStep.output)
+        return ChainEnd(
+            step: step, attempts: max(lastStep.erased.attempt, claim.attempts), confirmed: confirmed, result: lastStep.output)
     }
 }

@@ -230,6 +230,10 @@ enum SyncProgressView {
         if upload.step == .delete {
             return finish(["deleting", attempt].compactMap { $0 }.joined(separator: "  "))
         }
+        if upload.step == .read || upload.step == .merge {
+            let doing = upload.step == .read ? "reading the server's copy" : "merging the server's copy"
+            return finish([doing, attempt].compactMap { $0 }.joined(separator: "  "))
+        }
         guard let total = upload.total else {
             if upload.bytes > 0 {
                 let sent = sizesText(upload) ?? ""
