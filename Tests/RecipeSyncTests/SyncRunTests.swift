@@ -462,6 +462,26 @@ struct SyncRunTests {
         }
     }
 
+    @Test("a write answered 412 every time: three writes, each stale one read and merged, then a later run goes on")
+    func staleWritesBounded() async throws {
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: status=412"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("soup")
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, recorder: recorder)
+            let log = await server.requests(atLeast: 6)
+            #expect(log.filter(\.isRecipePut).count == 3, "\(log)")
+            #expect(log.filter { $0.method == "GET" && $0.path.hasPrefix("/v1/recipes/") }.count == 3)
+            #expect(recorder.events(.merged).count == 2, "two merges written again, the third is the bound")
+            let skipped = recorder.events(.skipped)
+            #expect(skipped.count == 1 && skipped.first?.step == .merge, "the merge step decided it: \(skipped)")
+            #expect(skipped.first?.error == "another device kept writing this recipe while it was merged (3 rounds); "
+                + "a later run goes on")
+            #expect(summary.waiting == 1 && summary.failed == 0)
+            #expect(try home.recipe(recipe.id).sync.state == .pending, "still due: nothing lost, nothing failed")
+        }
+    }
+
     @Test("412 with a conflicting change of the same field: a conflict for a person, neither pushed nor failed")
     func staleWriteConflict() async throws {
         try await withSyncServer { server in

@@ -45,6 +45,27 @@ struct UploadChainTests {
         #expect(image.exclusivityKeys.isEmpty && chain.lastStep.exclusivityKeys.isEmpty, "the key is the group's alone")
     }
 
+    @Test("after a stale write: read, merge, write in a group on recipe:<uuid>; no read when the answer held the copy")
+    func mergeChainShape() throws {
+        let home = try ClientHome()
+        let recipe = try home.makeRecipe("soup")
+        let claim = try Self.claim(home, recipe)
+        let parts = try Self.parts(home)
+        let unread = MergeChain(claim, after: StaleWrite(claim: claim, image: nil, copy: nil, round: 1), confirmed: nil,
+                                attempts: 1, parts)
+        let read = try #require(unread.readStep)
+        let write = try #require(unread.writeStep)
+        #expect(unread.group.exclusivityKeys == ["recipe:\(recipe.uuid.lowercasedString)"])
+        #expect(unread.group.children == [read.erased, unread.mergeStep.erased, write.erased])
+        #expect(unread.mergeStep.dependencies == [read.erased] && write.dependencies == [unread.mergeStep.erased])
+        #expect(unread.group.children.allSatisfy { $0.exclusivityKeys.isEmpty }, "the key is the group's alone")
+
+        let known = MergeChain(
+            claim, after: StaleWrite(claim: claim, image: nil, copy: .deleted(version: 2), round: 2), confirmed: nil,
+            attempts: 1, parts)
+        #expect(known.readStep == nil && known.group.children.count == 2, "the copy came with the answer: no read")
+    }
+
     @Test("without an image to send, or for a deletion: one step in the group")
     func oneStep() async throws {
         let home = try ClientHome()
