@@ -1,10 +1,10 @@
 import RecipeStore
 
-/// What a recipe's last step does next, from what its latest request or merge came to: a plain decision, tested from
-/// a table (`ChainRoundTests`).
+/// What follows a stale write or deletion, step by step: a plain decision, tested from a table (`ChainRoundTests`),
+/// that `MergeChain` and its merge step follow.
 ///
-/// A write answered "stale" (another device wrote first) is a result, not a failure: the step reads the server's copy
-/// (unless the destination read it already to find out), merges it into the draft (`RecipeStore.mergeAfterStale`),
+/// A write answered "stale" (another device wrote first) is a result, not a failure: the chain reads the server's
+/// copy (unless the destination read it already to find out), merges it into the draft (`RecipeStore.mergeAfterStale`),
 /// and writes the merge again, at most `maxRounds` writes in all. A deletion answered "stale" reads and merges too,
 /// but never deletes again in the same run: the server changed the recipe, so a person or a later run decides.
 enum ChainRound {
@@ -13,12 +13,8 @@ enum ChainRound {
 
     /// What the latest request or merge came to.
     enum Event: Sendable, Equatable {
-        /// The write or the deletion is done.
-        case done
         /// The destination had another version; `copyKnown`: its answer carried the copy.
         case stale(copyKnown: Bool)
-        /// The server's copy was read.
-        case read
         /// The merge of the server's copy into the draft came to this.
         case merged(Merge)
     }
@@ -66,12 +62,8 @@ enum ChainRound {
     static func next(after event: Event, round: Int, deletion: Bool) -> Next {
         let what = deletion ? "delete" : "recipe"
         switch event {
-        case .done:
-            return .finish
         case .stale(let copyKnown):
             return copyKnown ? .merge : .read
-        case .read:
-            return .merge
         case .merged(.synced):
             return .finish
         case .merged(.gone):
