@@ -638,6 +638,47 @@ struct SyncRunTests {
         }
     }
 
+    @Test("recipes cancel while the read after a 412 stalls: the read is aborted, the recipe cancelled; resumed by id")
+    func cancelDuringTheReadAfterAStaleWrite() async throws {
+        try await withSyncServer(faults: ["GET /v1/recipes/*: stall first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("soup")
+            #expect(try await home.sync(server).verdict == .complete)
+            let identifier = recipe.uuid.uuidString.lowercased()
+            let theirs = try JSONSerialization.data(withJSONObject: [
+                "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 2,
+                "name": "soup", "description": "from the tablet", "recipeIngredient": ["2 tomatoes"],
+                "recipeInstructions": [["@type": "HowToStep", "text": "Chop."]],
+            ])
+            _ = try await server.send(HTTPRequest(
+                method: .put, url: "\(server.baseURL)/v1/recipes/\(identifier)", headers: ["If-Match": "\"1\""],
+                body: .data(theirs, contentType: "application/json")))
+            try home.store.apply(.title("Tomato soup"), to: recipe.id)
+
+            let recorder = EventRecorder()
+            let run = home.makeRun(server, recorder: recorder)
+            let task = Task { try await run.run() }
+            try #require(await recorder.wait { $0.kind == .start && $0.step == .read } != nil, "no read step started")
+            try await Task.sleep(for: .milliseconds(100))
+            let otherProcess = try home.otherProcessView()
+            let result = try otherProcess.requestCancel(id: recipe.id, now: Date(), isOwnerAlive: LeaseOwner.isAlive)
+            #expect(result == .cancelledInFlight(owner: LeaseOwner.current, processID: getpid()))
+            let summary = try await task.value
+            #expect(summary.cancelled == 1 && summary.done == 0)
+            #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
+            #expect(recorder.events(.cancelled).first?.step == .read, "the read step was the one stopped")
+            let cancelled = try home.recipe(recipe.id)
+            #expect(cancelled.sync.state == .cancelled && cancelled.sync.leaseOwner == nil)
+            #expect(cancelled.title == "Tomato soup", "the draft is kept")
+            #expect(server.requests().filter(\.isRecipePut).map(\.status) == [201, 200, 412], "nothing written again")
+
+            // An explicit sync resumes it: read, merged, written.
+            #expect(try await home.sync(server, ids: [recipe.id]).verdict == .complete)
+            let merged = try home.recipe(recipe.id)
+            #expect(merged.sync.state == .synced && merged.sync.serverVersion == 3 && merged.description == "from the tablet")
+        }
+    }
+
     @Test("interrupt (Ctrl-C) during a stalled upload ends the run within 2 s; the recipe stays pending, lease released")
     func interruptKeepsPending() async throws {
         try await withSyncServer(faults: ["PUT /v1/images/*: stall first=1"]) { server in
