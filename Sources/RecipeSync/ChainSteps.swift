@@ -4,10 +4,10 @@ import RecipeModels
 import RecipeStore
 import Transport
 
-/// The steps of one recipe's chain, written once against a `Destination`: its image (asked whether the destination
-/// lacks it, then written from the media copy), the recipe (written to the outbox, then to the destination; a stale
-/// answer read, merged and written again, `ChainRound`), or its deletion. The steps write to the store, the outbox and
-/// `images/`; the destination only asks. A failure comes out as a `StepFailure` the retry policy and
+/// The steps of a recipe's chains, written once against a `Destination`: its image (asked whether the destination
+/// lacks it, then written from the media copy), the recipe (written to the outbox, then to the destination), or its
+/// deletion; after a stale answer, the `MergeChain`'s read, merge and write. The steps write to the store, the outbox
+/// and `images/`; the destination only asks. A failure comes out as a `StepFailure` the retry policy and
 /// `ChainConclusion` understand.
 struct ChainSteps: Sendable {
     let destination: any Destination
@@ -16,7 +16,7 @@ struct ChainSteps: Sendable {
     let outbox: Outbox
     let recorder: EndRecorder
     let poller: LeasePoller
-    /// Reports a step of a round the run sees: the server's copy merged into `claim`'s draft, what comes next in words.
+    /// Reports a merge the run sees: the server's copy merged into `claim`'s draft, to be written next (in words).
     let report: @Sendable (SyncClaim, SyncEvent.Step, String) -> Void
 
     /// The image step: asks the destination whether it lacks the image (a crash after an upload never sends the bytes
