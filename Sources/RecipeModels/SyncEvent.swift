@@ -43,6 +43,10 @@ public struct SyncEvent: Sendable, Equatable {
         case recipe
         /// `DELETE /v1/recipes/{uuid}`.
         case delete
+        /// The server's copy read after a stale write or deletion (`GET /v1/recipes/{uuid}`).
+        case read
+        /// The server's copy merged into the draft, before it is written again.
+        case merge
     }
 
     /// What happened.

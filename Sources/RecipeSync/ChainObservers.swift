@@ -42,14 +42,23 @@ struct StepObserver: ProcedureObserver {
     }
 }
 
-/// Concludes a recipe's chain when its group finishes.
+/// Concludes a recipe's chain when its group finishes, or, when its last step was answered stale, goes on with the
+/// `MergeChain` after it (registered and queued before this group counts as finished, so the run waits for it).
 struct ChainEndObserver: ProcedureObserver {
     let run: SyncRun
-    let chain: UploadChain
+    let claim: SyncClaim
+    let ending: @Sendable (ProcedureOutcome) -> ChainEnd
+    let parts: UploadChain.Parts
+    let queue: ProcedureQueue
 
     func procedure(_ procedure: AnyProcedure, didFinishWith outcome: ProcedureOutcome) {
-        let (step, attempts, confirmed, pushed) = chain.ending(outcome)
-        run.conclude(chain.claim, outcome, step: step, attempts: attempts, confirmedImage: confirmed, pushed: pushed)
-        run.registry.remove(chain.claim.recipe.id)
+        let end = ending(outcome)
+        if outcome.isSuccess, let stale = end.stale {
+            let next = MergeChain(claim, after: stale, confirmed: end.confirmed, attempts: end.attempts, parts)
+            queue.add(run.start(next.group, of: claim, ending: next.ending, parts: parts, queue: queue))
+            return
+        }
+        run.conclude(claim, outcome, step: end.step, attempts: end.attempts, confirmedImage: end.confirmed, pushed: end.pushed)
+        run.registry.remove(claim.recipe.id)
     }
 }

@@ -67,12 +67,12 @@ extension PullRun {
         }
         var chains: [DownloadChain] = []
         for change in leased where leases.imagesNeeded.contains(change.uuid) {
-            guard let image = change.recipe?.fields.image, let url = image.serverURL else { continue }
-            let requests = self.requests
+            guard let image = change.recipe?.fields.image, image.serverURL != nil else { continue }
+            let steps = self.steps
             let step = Procedure<ImageDownload>(
                 name: "download \(image.sha256.prefix(12))", conditions: parts.reachability.map { [$0] } ?? [],
                 retry: parts.retry, tags: ["uuid": change.uuid.lowercasedString, "step": "image"]
-            ) { _ in try await requests.fetchImage(sha256: image.sha256, url: url) }
+            ) { _ in try await steps.fetchImage(image, of: change.uuid) }
             let group = GroupProcedure(
                 name: "download #\(change.uuid.lowercasedString)",
                 conditions: [MutualExclusion("recipe:\(change.uuid.lowercasedString)")], children: [step.erased])

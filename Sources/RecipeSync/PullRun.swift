@@ -13,7 +13,7 @@ import Transport
 struct PullRun: Sendable {
     let store: RecipeStore
     let settings: SyncSettings
-    let requests: ChainRequests
+    let steps: ChainSteps
     let queue: ProcedureQueue
     let registry: ChainRegistry
     let parts: UploadChain.Parts
@@ -156,17 +156,10 @@ struct PullRun: Sendable {
     /// Fetches one page of the feed (a procedure with the run's reachability condition and retry policy); nil when
     /// the server cannot be reached now or keeps failing (reported, counted as waiting).
     private func fetchPage(since seq: Int64) async throws -> ChangesPage? {
-        let requests = self.requests
+        let destination = steps.destination
         let fetch = Procedure<ChangesPage>(
             name: "changes since \(seq)", conditions: parts.reachability.map { [$0] } ?? [], retry: parts.retry
-        ) { _ in
-            let response = try await requests.send(requests.api.changes(since: seq, limit: Self.pageSize), what: "changes")
-            guard response.status == 200 else { throw requests.failure(response, what: "changes") }
-            guard let page = ChangesPage(response.body) else {
-                throw StepFailure(.transient(retryAfter: nil), "changes: the server's page is not the recipe server's changes feed")
-            }
-            return page
-        }
+        ) { _ in try await destination.changes(after: seq, limit: Self.pageSize) }
         queue.add(fetch)
         switch await fetch.waitUntilFinished() {
         case .succeeded:

@@ -125,6 +125,18 @@ extension ServerAPI {
         return version
     }
 
+    /// The tombstone's version a `412` answer names when the recipe was deleted on the server (`{"error":"stale",
+    /// "version":N,"deleted":true}`); nil for any other body (then the server's copy is read).
+    public static func staleTombstone(inAnswer body: Data) -> Int64? {
+        // `AnswerFields` skips booleans; a 412 is rare enough to be parsed whole.
+        guard let fields = AnswerFields.parse(body), case .string("stale")? = fields["error"],
+            case .integer(let version)? = fields["version"],
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let deleted = object["deleted"] as? NSNumber, String(cString: deleted.objCType) == "c", deleted.boolValue
+        else { return nil }
+        return version
+    }
+
     /// The version of a `410` answer to `GET /v1/recipes/{uuid}` (`{"error":"deleted","version":N}`), if it says one.
     public static func tombstoneVersion(inAnswer body: Data) -> Int64? {
         guard let fields = AnswerFields.parse(body), case .string("deleted")? = fields["error"],

@@ -6,7 +6,8 @@ import RecipeStore
 import Transport
 
 /// One `recipes sync`: every due recipe (or the ones asked for) becomes a chain on the operation engine — its image
-/// (`HEAD` by SHA-256, then `PUT` when the server lacks it), then its JSON from the outbox, or a `DELETE` — guarded
+/// (asked for by SHA-256, written when the destination lacks it), then its JSON from the outbox, or its deletion, over
+/// the run's `Destination` (the contract server: `HTTPDestination`) — guarded
 /// by a per-recipe mutual-exclusion condition in this process, a lease in the database across processes, and a
 /// reachability condition; retried with backoff; cancellable from any process.
 ///
@@ -108,11 +109,18 @@ public final class SyncRun: Sendable {
         let queue = ProcedureQueue(
             maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random,
             taskExecutor: client.taskExecutor)
-        let requests = ChainRequests(
-            api: api, client: client, reachability: settings.reachability, store: store, settings: settings, outbox: outbox,
-            recorder: recorder, poller: poller)
+        // The one place the run chooses its destination's kind (`server.kind`: the contract server today).
+        let destination: any Destination = HTTPDestination(
+            api: api, client: client, reachability: settings.reachability, settings: settings)
+        let steps = ChainSteps(
+            destination: destination, store: store, settings: settings, outbox: outbox, recorder: recorder,
+            poller: poller, report: { claim, step, words in
+                var event = self.makeEvent(.merged, claim, step: step, error: words)
+                event.version = claim.recipe.sync.serverVersion  // the server's version the merge is based on
+                self.emit(event)
+            })
         let parts = UploadChain.Parts(
-            requests: requests, retry: retryPolicy,
+            steps: steps, retry: retryPolicy,
             reachability: reachable,
             observe: { claim, step in StepObserver(run: self, claim: claim, step: step) })
         let feeder = ChainFeeder(store: store, settings: settings, options: options, registry: registry, reports: reports)
@@ -121,12 +129,15 @@ public final class SyncRun: Sendable {
         let recording = Task { await recorder.recordPeriodically(every: settings.pollInterval, clock: settings.clock) }
         do {
             let pull = PullRun(
-                store: store, settings: settings, requests: requests, queue: queue, registry: registry, parts: parts,
+                store: store, settings: settings, steps: steps, queue: queue, registry: registry, parts: parts,
                 tally: tally, emit: emit)
             if pulls { _ = try await pull.run() }
             // A merge leaves its draft pending: it goes to the server in the same run.
             if options.pushes, !registry.isStopped, try options.ids != nil || store.hasDueWork(at: settings.now()) {
-                try await feeder.feed(queue) { claim in self.start(UploadChain(claim, parts)) }
+                try await feeder.feed(queue) { claim in
+                    let chain = UploadChain(claim, parts)
+                    return self.start(chain.group, of: claim, ending: chain.ending, parts: parts, queue: queue)
+                }
                 // What this run wrote comes back in the feed: read it now, so that the next run finds nothing new
                 // (and cron's idle run stays idle), with whatever another device wrote meanwhile.
                 recorder.recordEnds()
@@ -159,14 +170,18 @@ public final class SyncRun: Sendable {
         return tally.withLock { $0 }
     }
 
-    /// Registers `chain` and returns its group for the queue; a chain stopped before it began (Ctrl-C, `recipes
-    /// cancel` seen by the poller) is cancelled first, so that it ends at once and is concluded as any other.
-    func start(_ chain: UploadChain) -> AnyProcedure {
-        chain.group.addObserver(ChainEndObserver(run: self, chain: chain))
-        if let reason = registry.register(chain.claim.recipe.id, chain: chain.group.erased) {
-            chain.group.cancel(reason: .requested(ChainRegistry.words(reason)))
+    /// Registers the chain `group` of `claim` (an `UploadChain`'s, or the `MergeChain`'s after a stale write) and
+    /// returns it for the queue; a chain stopped before it began (Ctrl-C, `recipes cancel` seen by the poller) is
+    /// cancelled first, so that it ends at once and is concluded as any other.
+    func start(
+        _ group: GroupProcedure<Void>, of claim: SyncClaim, ending: @escaping @Sendable (ProcedureOutcome) -> ChainEnd,
+        parts: UploadChain.Parts, queue: ProcedureQueue
+    ) -> AnyProcedure {
+        group.addObserver(ChainEndObserver(run: self, claim: claim, ending: ending, parts: parts, queue: queue))
+        if let reason = registry.register(claim.recipe.id, chain: group.erased) {
+            group.cancel(reason: .requested(ChainRegistry.words(reason)))
         }
-        return chain.group.erased
+        return group.erased
     }
 
     /// Whether the server is reachable, waiting up to `--wait-for-network` for it: one procedure with the

@@ -222,6 +222,12 @@ struct ServerAPITests {
         #expect(ServerAPI.staleVersion(inAnswer: Data(#"{"error":"stale","version":12,"deleted":false}"#.utf8)) == 12)
         #expect(ServerAPI.staleVersion(inAnswer: Data(#"{"version":"7"}"#.utf8)) == nil)
         #expect(ServerAPI.staleVersion(inAnswer: Data("garbage".utf8)) == nil)
+        // Deleted on the server: the 412 names the tombstone, which is the copy (no read needed).
+        #expect(ServerAPI.staleTombstone(inAnswer: Data(#"{"error":"stale","version":4,"deleted":true}"#.utf8)) == 4)
+        #expect(ServerAPI.staleTombstone(inAnswer: Data(#"{"error":"stale","version":4,"deleted":false}"#.utf8)) == nil)
+        #expect(ServerAPI.staleTombstone(inAnswer: Data(#"{"error":"stale","version":4,"deleted":1}"#.utf8)) == nil)
+        #expect(ServerAPI.staleTombstone(inAnswer: Data(#"{"error":"stale","deleted":true}"#.utf8)) == nil)
+        #expect(ServerAPI.staleTombstone(inAnswer: Data(#"{"error":"invalid","version":4,"deleted":true}"#.utf8)) == nil)
         #expect(ServerAPI.tombstoneVersion(inAnswer: Data(#"{"error":"deleted","message":"gone","version":3}"#.utf8)) == 3)
         #expect(ServerAPI.tombstoneVersion(inAnswer: Data(#"{"error":"not_found","version":3}"#.utf8)) == nil)
         #expect(ServerAPI.tombstoneVersion(inAnswer: Data("[3]".utf8)) == nil)

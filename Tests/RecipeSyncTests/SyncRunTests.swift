@@ -412,6 +412,73 @@ struct SyncRunTests {
             #expect(document["description"] as? String == "from the tablet")
             let puts = server.requests().filter(\.isRecipePut).map(\.status)
             #expect(puts == [201, 200, 412, 200], "one stale write, merged, then accepted: \(puts)")
+            // The stale write, the read of the server's copy and the merge are steps the run sees: one report, before
+            // the write of the merge, naming its revision and round.
+            let reported = recorder.events(.merged)
+            #expect(reported.count == 1 && reported.first?.step == .merge && reported.first?.version == 2, "\(reported)")
+            let revision = try #require(reported.first?.revision)
+            #expect(reported.first?.error == "another device wrote first; sending the merge as revision \(revision) (round 2 of 3)")
+            #expect(revision == merged.sync.syncedRevision, "the revision reported is the one the server then acknowledged")
+            #expect(recorder.events(.done).count == 1, "then one end: done")
+        }
+    }
+
+    @Test("412, then the read of the server's copy answered 503 with Retry-After: 1: the read step alone is retried after it")
+    func staleWriteReadRetried() async throws {
+        try await withSyncServer(faults: ["GET /v1/recipes/*: status=503 retry-after=1 first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("soup")
+            #expect(try await home.sync(server).verdict == .complete)
+            let identifier = recipe.uuid.uuidString.lowercased()
+            let theirs = try JSONSerialization.data(withJSONObject: [
+                "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 2,
+                "name": "soup", "description": "from the tablet", "recipeIngredient": ["2 tomatoes"],
+                "recipeInstructions": [["@type": "HowToStep", "text": "Chop."]],
+            ])
+            let put = try await server.send(HTTPRequest(
+                method: .put, url: "\(server.baseURL)/v1/recipes/\(identifier)", headers: ["If-Match": "\"1\""],
+                body: .data(theirs, contentType: "application/json")))
+            #expect(put.status == 200)
+            try home.store.apply(.title("Tomato soup"), to: recipe.id)
+
+            let recorder = EventRecorder()
+            #expect(try await home.sync(server, recorder: recorder).verdict == .complete)
+            let merged = try home.recipe(recipe.id)
+            #expect(merged.sync.state == .synced && merged.sync.serverVersion == 3)
+            #expect(merged.title == "Tomato soup" && merged.description == "from the tablet", "both edits survive")
+            let log = await server.requests(atLeast: 6)
+            let reads = log.filter { $0.method == "GET" && $0.path.hasPrefix("/v1/recipes/") }
+            try #require(reads.count == 2, "\(reads)")
+            #expect(reads[0].status == 503 && reads[1].status == 200)
+            #expect(reads[1].start.timeIntervalSince(reads[0].end) >= 0.999, "Retry-After is honoured")
+            let retries = recorder.events(.retry)
+            #expect(retries.count == 1 && retries.first?.step == .read && (retries.first?.delay ?? 0) >= 1, "\(retries)")
+            // The read is a step of its own: its retry reads again, without writing the stale revision again; the
+            // merge is made once and written once.
+            #expect(log.filter(\.isRecipePut).map(\.status) == [201, 200, 412, 200])
+            #expect(recorder.events(.merged).count == 1)
+            let starts = recorder.events(.start).compactMap(\.step)
+            #expect(starts == [.recipe, .read, .merge, .recipe], "the steps the run sees (a retry is reported as one): \(starts)")
+        }
+    }
+
+    @Test("a write answered 412 every time: three writes, each stale one read and merged, then a later run goes on")
+    func staleWritesBounded() async throws {
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: status=412"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("soup")
+            let recorder = EventRecorder()
+            let summary = try await home.sync(server, recorder: recorder)
+            let log = await server.requests(atLeast: 6)
+            #expect(log.filter(\.isRecipePut).count == 3, "\(log)")
+            #expect(log.filter { $0.method == "GET" && $0.path.hasPrefix("/v1/recipes/") }.count == 3)
+            #expect(recorder.events(.merged).count == 2, "two merges written again, the third is the bound")
+            let skipped = recorder.events(.skipped)
+            #expect(skipped.count == 1 && skipped.first?.step == .merge, "the merge step decided it: \(skipped)")
+            #expect(skipped.first?.error == "another device kept writing this recipe while it was merged (3 rounds); "
+                + "a later run goes on")
+            #expect(summary.waiting == 1 && summary.failed == 0)
+            #expect(try home.recipe(recipe.id).sync.state == .pending, "still due: nothing lost, nothing failed")
         }
     }
 
@@ -568,6 +635,47 @@ struct SyncRunTests {
             #expect(try await home.sync(server, ids: [recipe.id]).verdict == .complete)
             #expect(try home.recipe(recipe.id).sync.state == .synced)
             #expect(home.mediaFiles.isEmpty)
+        }
+    }
+
+    @Test("recipes cancel while the read after a 412 stalls: the read is aborted, the recipe cancelled; resumed by id")
+    func cancelDuringTheReadAfterAStaleWrite() async throws {
+        try await withSyncServer(faults: ["GET /v1/recipes/*: stall first=1"]) { server in
+            let home = try ClientHome()
+            let recipe = try home.makeRecipe("soup")
+            #expect(try await home.sync(server).verdict == .complete)
+            let identifier = recipe.uuid.uuidString.lowercased()
+            let theirs = try JSONSerialization.data(withJSONObject: [
+                "@context": "https://schema.org", "@type": "Recipe", "identifier": identifier, "version": 2,
+                "name": "soup", "description": "from the tablet", "recipeIngredient": ["2 tomatoes"],
+                "recipeInstructions": [["@type": "HowToStep", "text": "Chop."]],
+            ])
+            _ = try await server.send(HTTPRequest(
+                method: .put, url: "\(server.baseURL)/v1/recipes/\(identifier)", headers: ["If-Match": "\"1\""],
+                body: .data(theirs, contentType: "application/json")))
+            try home.store.apply(.title("Tomato soup"), to: recipe.id)
+
+            let recorder = EventRecorder()
+            let run = home.makeRun(server, recorder: recorder)
+            let task = Task { try await run.run() }
+            try #require(await recorder.wait { $0.kind == .start && $0.step == .read } != nil, "no read step started")
+            try await Task.sleep(for: .milliseconds(100))
+            let otherProcess = try home.otherProcessView()
+            let result = try otherProcess.requestCancel(id: recipe.id, now: Date(), isOwnerAlive: LeaseOwner.isAlive)
+            #expect(result == .cancelledInFlight(owner: LeaseOwner.current, processID: getpid()))
+            let summary = try await task.value
+            #expect(summary.cancelled == 1 && summary.done == 0)
+            #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
+            #expect(recorder.events(.cancelled).first?.step == .read, "the read step was the one stopped")
+            let cancelled = try home.recipe(recipe.id)
+            #expect(cancelled.sync.state == .cancelled && cancelled.sync.leaseOwner == nil)
+            #expect(cancelled.title == "Tomato soup", "the draft is kept")
+            #expect(server.requests().filter(\.isRecipePut).map(\.status) == [201, 200, 412], "nothing written again")
+
+            // An explicit sync resumes it: read, merged, written.
+            #expect(try await home.sync(server, ids: [recipe.id]).verdict == .complete)
+            let merged = try home.recipe(recipe.id)
+            #expect(merged.sync.state == .synced && merged.sync.serverVersion == 3 && merged.description == "from the tablet")
         }
     }
 

@@ -19,11 +19,13 @@ struct UploadChainTests {
         let outbox = Outbox(directory: home.store.home.outboxURL)
         let recorder = EndRecorder(store: home.store, owner: "1:1", outbox: outbox, tally: Locked(SyncSummary()), emit: { _ in })
         let poller = LeasePoller(store: home.store, settings: settings, registry: registry)
-        let requests = ChainRequests(
+        let destination = HTTPDestination(
             api: api, client: try HTTPClient(configuration: HTTPClientConfiguration()),
-            reachability: settings.reachability, store: home.store,
-            settings: settings, outbox: outbox, recorder: recorder, poller: poller)
-        return UploadChain.Parts(requests: requests, retry: .standard, reachability: nil, observe: { _, _ in BlockObserver() })
+            reachability: settings.reachability, settings: settings)
+        let steps = ChainSteps(
+            destination: destination, store: home.store, settings: settings, outbox: outbox, recorder: recorder,
+            poller: poller, report: { _, _, _ in })
+        return UploadChain.Parts(steps: steps, retry: .standard, reachability: nil, observe: { _, _ in BlockObserver() })
     }
 
     static func claim(_ home: ClientHome, _ recipe: Recipe) throws -> SyncClaim {
@@ -41,6 +43,27 @@ struct UploadChainTests {
         #expect(chain.group.children == [image.erased, chain.lastStep.erased])
         #expect(chain.lastStep.dependencies == [image.erased])
         #expect(image.exclusivityKeys.isEmpty && chain.lastStep.exclusivityKeys.isEmpty, "the key is the group's alone")
+    }
+
+    @Test("after a stale write: read, merge, write in a group on recipe:<uuid>; no read when the answer held the copy")
+    func mergeChainShape() throws {
+        let home = try ClientHome()
+        let recipe = try home.makeRecipe("soup")
+        let claim = try Self.claim(home, recipe)
+        let parts = try Self.parts(home)
+        let unread = MergeChain(claim, after: StaleWrite(claim: claim, image: nil, copy: nil, round: 1), confirmed: nil,
+                                attempts: 1, parts)
+        let read = try #require(unread.readStep)
+        let write = try #require(unread.writeStep)
+        #expect(unread.group.exclusivityKeys == ["recipe:\(recipe.uuid.lowercasedString)"])
+        #expect(unread.group.children == [read.erased, unread.mergeStep.erased, write.erased])
+        #expect(unread.mergeStep.dependencies == [read.erased] && write.dependencies == [unread.mergeStep.erased])
+        #expect(unread.group.children.allSatisfy { $0.exclusivityKeys.isEmpty }, "the key is the group's alone")
+
+        let known = MergeChain(
+            claim, after: StaleWrite(claim: claim, image: nil, copy: .deleted(version: 2), round: 2), confirmed: nil,
+            attempts: 1, parts)
+        #expect(known.readStep == nil && known.group.children.count == 2, "the copy came with the answer: no read")
     }
 
     @Test("without an image to send, or for a deletion: one step in the group")

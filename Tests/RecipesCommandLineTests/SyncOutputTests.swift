@@ -314,6 +314,22 @@ struct SyncOutputTests {
         ])
     }
 
+    @Test("a stale write merged and written again is a line of its own and keeps the upload's row: it is no end")
+    func mergeRoundKeepsTheUpload() {
+        let round = event(.merged, step: .recipe, revision: 5,
+                          error: "another device wrote first; sending the merge as revision 5 (round 2 of 3)", at: 1, version: 4)
+        #expect(SyncEventText.line(round) == "#3 Tomato soup: merged with the server's version 4; another device wrote "
+            + "first; sending the merge as revision 5 (round 2 of 3)")
+        var state = SyncProgressState()
+        state.apply(event(.start, step: .recipe, revision: 4, total: 1229, attempt: 1, at: 0))
+        #expect(state.apply(round) == false, "not the end of the recipe's part in the run")
+        #expect(SyncProgressView.render(state, now: t0.addingTimeInterval(2), columns: 80).count == 2, "its row stays")
+        #expect(state.apply(event(.done, step: .recipe, revision: 5, at: 2, version: 5)) == true)
+        #expect(SyncProgressView.render(state, now: t0.addingTimeInterval(3), columns: 80).count == 1)
+        // A pull's merge (no step) ends the recipe's part, as before.
+        #expect(state.apply(event(.merged, id: 9, at: 3, version: 2)) == true)
+    }
+
     /// The width of the bar in `row` (`[…]`), or nil when it has none.
     private func barWidth(_ row: String) -> Int? {
         guard let open = row.firstIndex(of: "["), let close = row[open...].firstIndex(of: "]") else { return nil }

@@ -87,6 +87,8 @@ enum SyncEventText {
     private static func started(_ event: SyncEvent) -> String {
         let attempt = event.attempt.map { " (attempt \($0))" } ?? ""
         if event.step == .delete { return "deleting on the server" + attempt }
+        if event.step == .read { return "reading the server's copy (another device wrote first)" + attempt }
+        if event.step == .merge { return "merging the server's copy" + attempt }
         var details: [String] = []
         if event.step == .recipe, let revision = event.revision { details.append("revision \(revision)") }
         if let total = event.total { details.append(ByteFormat.describe(total)) }

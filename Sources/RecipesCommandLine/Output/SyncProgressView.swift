@@ -129,6 +129,8 @@ struct SyncProgressState {
         case .offline where event.delay != nil:
             wait(event)  // waiting for the network within the run; an `offline` without a delay ends the recipe
             return false
+        case .merged where event.step != nil:
+            return false  // a round of an upload under way (a stale write merged, written again), not its end
         case .done, .failed, .cancelled, .offline, .skipped, .pulled, .merged, .conflict, .removed, .downloaded:
             uploads.removeAll { $0.id == event.id }
             outcomes[event.id] = event.kind
@@ -227,6 +229,10 @@ enum SyncProgressView {
         }
         if upload.step == .delete {
             return finish(["deleting", attempt].compactMap { $0 }.joined(separator: "  "))
+        }
+        if upload.step == .read || upload.step == .merge {
+            let doing = upload.step == .read ? "reading the server's copy" : "merging the server's copy"
+            return finish([doing, attempt].compactMap { $0 }.joined(separator: "  "))
         }
         guard let total = upload.total else {
             if upload.bytes > 0 {
