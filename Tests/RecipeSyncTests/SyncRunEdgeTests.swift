@@ -96,7 +96,7 @@ extension SyncRunTests {
                 #expect(other.claims.map(\.recipe.id) == [recipe.id])
                 summary = try await task.value
             }
-            #expect(took < .seconds(2))
+            #expect(took < .seconds(10), "ended by the cancellation, long before the stalled transfer's 30-s low-speed limit")
             #expect(summary.verdict == .workLeft)
             #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
             let stored = try home.recipe(recipe.id)
@@ -145,7 +145,7 @@ extension SyncRunTests {
                 #expect(result == .cancelledInFlight(owner: LeaseOwner.current, processID: getpid()))
                 summary = try await task.value
             }
-            #expect(took < .seconds(2))
+            #expect(took < .seconds(10), "ended by the cancellation, long before the stalled transfer's 30-s low-speed limit")
             #expect(summary.verdict == .workLeft)
             let stored = try home.recipe(recipe.id)
             #expect(stored.sync.state == .cancelled)

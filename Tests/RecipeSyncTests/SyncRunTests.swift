@@ -615,7 +615,7 @@ struct SyncRunTests {
                 #expect(result == .cancelledInFlight(owner: LeaseOwner.current, processID: getpid()))
                 summary = try await task.value
             }
-            #expect(took < .seconds(2))
+            #expect(took < .seconds(10), "ended by the cancellation, long before the stalled transfer's 30-s low-speed limit")
             #expect(summary.cancelled == 1)
             #expect(summary.verdict == .workLeft)
             #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
@@ -691,7 +691,7 @@ struct SyncRunTests {
                 run.interrupt()
                 summary = try await task.value
             }
-            #expect(took < .seconds(2))
+            #expect(took < .seconds(10), "ended by the cancellation, long before the stalled transfer's 30-s low-speed limit")
             #expect(summary.verdict == .workLeft)
             #expect(summary.failed == 0)
             let stored = try home.recipe(recipe.id)

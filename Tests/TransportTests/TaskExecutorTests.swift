@@ -64,12 +64,12 @@ struct TaskExecutorTests {
         let stalled = Task { try await client.send(HTTPRequest(method: .get, url: server.baseURL + "/v1/health")) }
         #expect(await server.wait { $0.received.count == 1 })
         try await Task.sleep(for: .milliseconds(50))  // the loop now sleeps in curl_multi_poll (up to 1 s)
-        let start = ContinuousClock.now
+        // The transfer never ends by itself (the server stalls), so the job's running at all proves it did not wait
+        // for the transfer; how soon it runs is a figure of `TransportBenchmark cancel-latency` (BENCHMARKS.md), not
+        // a bound a busy machine could break.
         await Task(executorPreference: client.taskExecutor) { stalled.cancel() }.value
-        let waited = ContinuousClock.now - start
-        print("job latency beside a stalled transfer: \(waited)")
-        #expect(waited < .seconds(2), "run beside the stalled transfer (woken: about a millisecond here)")
         #expect((await stalled.result).failureKind == .cancelled)
+        #expect(server.received.count == 1, "the stalled request was the only one sent")
     }
 
     @Test("once the client is gone, tasks that still prefer its executor go on running elsewhere")
