@@ -91,18 +91,8 @@ public final class LoopbackFaultProxy: Sendable {
     /// Starts a proxy on an ephemeral loopback port in front of `127.0.0.1:upstreamPort`, forwarding everything until
     /// rules are added.
     public init(upstreamPort: Int) throws {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else { throw POSIXError(.EIO) }
-        var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(socket, 64) == 0 else { Glibc.close(socket); throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let (socket, port) = try LoopbackSocket.listen()
+        self.port = port
         self.upstreamPort = upstreamPort
         listener = socket
         let thread = Thread { [self] in acceptLoop() }
@@ -254,14 +244,9 @@ public final class LoopbackFaultProxy: Sendable {
     }
 
     private func connectUpstream() -> Int32? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else { return nil }
-        var address = Self.loopback(port: upstreamPort)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        guard let socket = LoopbackSocket.connect(port: upstreamPort) else { return nil }
         let tracked = state.withLock { state -> Bool in
-            guard connected == 0, !state.stopped else { return false }
+            guard !state.stopped else { return false }
             state.openSockets.insert(socket)
             return true
         }
@@ -283,13 +268,5 @@ public final class LoopbackFaultProxy: Sendable {
         state.withLock { state in
             if state.openSockets.remove(socket) != nil { Glibc.close(socket) }
         }
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 }

@@ -38,18 +38,8 @@ public final class LoopbackForwardProxy: Sendable {
     /// Starts a proxy on an ephemeral loopback port that reaches each host name of `hosts` at `127.0.0.1:<port>`.
     public init(hosts: [String: Int]) throws {
         self.hosts = Dictionary(uniqueKeysWithValues: hosts.map { ($0.key.lowercased(), $0.value) })
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else { throw POSIXError(.EIO) }
-        var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(socket, 64) == 0 else { Glibc.close(socket); throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let (socket, port) = try LoopbackSocket.listen()
+        self.port = port
         listener = socket
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
@@ -78,21 +68,7 @@ public final class LoopbackForwardProxy: Sendable {
     }
 
     /// A loopback TCP port nothing listens on (bound, noted, closed): where a probe is refused.
-    public static func closedPort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else { throw POSIXError(.EIO) }
-        defer { Glibc.close(socket) }
-        var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        guard bound == 0, named == 0 else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    public static func closedPort() throws -> Int { try LoopbackSocket.closedPort() }
 
     // MARK: Connections
 
@@ -172,14 +148,9 @@ public final class LoopbackForwardProxy: Sendable {
     }
 
     private func connectUpstream(port: Int) -> Int32? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else { return nil }
-        var address = Self.loopback(port: port)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        guard let socket = LoopbackSocket.connect(port: port) else { return nil }
         let tracked = state.withLock { state -> Bool in
-            guard connected == 0, !state.stopped else { return false }
+            guard !state.stopped else { return false }
             state.openSockets.insert(socket)
             return true
         }
@@ -195,13 +166,5 @@ public final class LoopbackForwardProxy: Sendable {
         state.withLock { state in
             if state.openSockets.remove(socket) != nil { Glibc.close(socket) }
         }
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 }
