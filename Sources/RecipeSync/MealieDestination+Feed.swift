@@ -32,6 +32,10 @@ extension MealieDestination {
         for stamp in step.items {
             let uuid = stamp.id
             guard ChangeFeed.isNews(stamp, known: known[uuid].flatMap { MealieTimestamp(microseconds: $0) }) else { continue }
+            // This device's own import whose answer it never had (lost, or the process killed): not news but its
+            // own upload, which the push finds and writes its draft over (the contract server's "own write, answer
+            // lost", without a version to recognise it by).
+            if known[uuid] == nil, try isOwnUnacknowledged(uuid) { continue }
             // Deleted since it was listed: the deletion check finds it.
             guard let recipe = try await call("recipe", { () async throws(MealieFailure) in try await requests.read(id: uuid) })
             else { continue }
@@ -118,6 +122,17 @@ extension MealieDestination {
         let taken = bytes.withUnsafeBytes { download.receive($0) }
         progress?(Int64(bytes.count))
         guard taken else { throw StepFailure(.permanent, "\(what): refused while it arrived") }
+    }
+
+    /// Whether recipe `uuid` is this device's, never acknowledged by Mealie (no server version recorded) and sent
+    /// (an upload of it was started).
+    func isOwnUnacknowledged(_ uuid: UUID) throws -> Bool {
+        do {
+            guard let recipe = try store.recipe(uuid: uuid) else { return false }
+            return recipe.sync.serverVersion == nil && recipe.sync.sentRevision > 0
+        } catch {
+            throw StepFailure(.transient(retryAfter: nil), "changes: \(error.localizedDescription)")
+        }
     }
 
     /// The Mealie versions this device recorded, by recipe.
