@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPTestSupport
 import MealieAPI
 import MealieTestSupport
@@ -182,6 +185,34 @@ struct MealieSyncTests {
             #expect(try await session.recipes(named: "\(prefix) \(index)") == ["\(prefix) \(index)"])
         }
         #expect(home.leftovers().isEmpty, "\(home.leftovers())")
+    }
+
+    @Test("sync --watch with kind mealie: a recipe is sent at start, an edit made while watching reaches Mealie; Ctrl-C ends it")
+    func watch() async throws {
+        let session = try await MealieSession.shared()
+        let home = try MealieHome(url: session.instance.url, token: session.instance.token)
+        let title = Self.title("Watched soup")
+        let uuid = try Self.newRecipe(title, in: home, image: false)
+        let watcher = try home.start(["sync", "--watch", "--plain"])
+        func mealieDescription() async throws -> String? { try await session.recipe(uuid)?["description"] as? String }
+        var sent = false
+        for _ in 0..<600 where !sent {
+            sent = try await session.recipe(uuid) != nil
+            if !sent { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(sent, "the watcher did not send the recipe")
+        #expect(try home.run(["description", "1", "Edited while watching."]).status == 0)
+        var edited = false
+        for _ in 0..<600 where !edited {
+            edited = try await mealieDescription() == "Edited while watching."
+            if !edited { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(edited, "the edit did not reach Mealie")
+        kill(watcher.process.processIdentifier, SIGINT)
+        let ended = watcher.wait()
+        #expect(ended.status == 0 || ended.status == 130, "\(ended)")
+        #expect(ended.stdout.contains("watch: stopped"), "\(ended)")
+        #expect(try await session.count(title) == 1)
     }
 
     @Test("A URL that is not a Mealie's and a refused token: one line each, exit 1 and 77, nothing changed")
