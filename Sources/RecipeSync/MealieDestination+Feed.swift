@@ -40,7 +40,7 @@ extension MealieDestination {
             guard let recipe = try await call("recipe", { () async throws(MealieFailure) in try await requests.read(id: uuid) })
             else { continue }
             guard case .live(let version, let fields) = try await copy(of: recipe, uuid: uuid) else { continue }
-            seq = max(seq + 1, version)
+            seq = MealieFeedPosition.of(version, after: seq)
             changes.append(ServerChange(seq: seq, uuid: uuid, version: version,
                                         recipe: ServerRecipe(identifier: uuid, version: version, fields: fields)))
         }
@@ -50,8 +50,7 @@ extension MealieDestination {
                 changes.append(ServerChange(seq: seq, uuid: uuid, version: version + 1, recipe: nil))
             }
         }
-        var next = max(seq, step.next?.updatedAt.microseconds ?? 0)
-        if step.more { next = max(next, position + 1) }
+        let next = MealieFeedPosition.next(after: position, last: seq, reached: step.next?.updatedAt.microseconds, more: step.more)
         if let reached = step.next { state.windows.withLock { $0[next] = reached } }
         return ChangesPage(server: group.id.uuidString.lowercased(), changes: changes, next: next, more: step.more)
     }
@@ -152,5 +151,22 @@ extension ChangesPage {
         self.changes = changes
         self.next = next
         self.more = more
+    }
+}
+
+/// The positions a Mealie pull hands the sync (Mealie's `updatedAt` in microseconds), so that they only grow, as
+/// `FeedProgress.judge` asks of every feed: a change read again in the overlap (its `updatedAt` at or before the
+/// position asked from) is placed just after the change before it. Plain functions, tested from a table.
+enum MealieFeedPosition {
+    /// The position of a change written at `version`, read after position `previous`.
+    static func of(_ version: Int64, after previous: Int64) -> Int64 {
+        max(previous + 1, version)
+    }
+
+    /// Where the page after one asked from `position` starts: after its last change (`last`, `position` when it had
+    /// none) and the `updatedAt` of the last recipe listed (`reached`), past `position` when more follow.
+    static func next(after position: Int64, last: Int64, reached: Int64?, more: Bool) -> Int64 {
+        let next = max(last, reached ?? 0)
+        return more ? max(next, position + 1) : next
     }
 }
