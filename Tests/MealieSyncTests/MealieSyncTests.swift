@@ -159,6 +159,31 @@ struct MealieSyncTests {
         #expect(home.leftovers().isEmpty, "\(home.leftovers())")
     }
 
+    @Test("Requests per recipe: a first upload with a picture is the import, its read-back, the picture, what Mealie serves, a read; an edit a GET and a PATCH")
+    func requestsPerRecipe() async throws {
+        let session = try await MealieSession.shared()
+        let proxy = try LoopbackFaultProxy(upstreamURL: session.instance.url)
+        defer { proxy.stop() }
+        let home = try MealieHome(url: proxy.baseURL, token: session.instance.token)
+        let uuid = try Self.newRecipe(Self.title("Counted soup"), in: home)
+        func sent(_ arguments: [String]) throws -> [String] {
+            let before = proxy.log.count
+            let run = try home.run(arguments)
+            #expect(run.status == 0, "\(run)")
+            return proxy.log.dropFirst(before).map { entry in
+                "\(entry.request.method) " + entry.request.path.replacingOccurrences(of: uuid, with: "{id}")
+            }
+        }
+        let identity = ["GET /api/app/about", "GET /api/groups/self"]  // once per run
+        let first = try sent(["sync", "1"])
+        #expect(first.count == 7 && Array(first.prefix(2)) == identity, "\(first)")
+        #expect(Array(first.dropFirst(2)).map { $0.replacingOccurrences(of: #"/api/recipes/[a-z0-9-]+/image"#, with: "/api/recipes/{slug}/image", options: .regularExpression) }
+                == ["POST /api/recipes/create/zip", "GET /api/recipes/{id}", "PUT /api/recipes/{slug}/image",
+                    "GET /api/media/recipes/{id}/images/original.webp", "GET /api/recipes/{id}"], "\(first)")
+        #expect(try home.run(["description", "1", "Counted."]).status == 0)
+        #expect(try sent(["sync", "1"]) == identity + ["GET /api/recipes/{id}", "PATCH /api/recipes/{id}"])
+    }
+
     @Test("kill -9 during a sync, then a sync: one recipe per title in Mealie, nothing lost, nothing left behind")
     func killDuringSync() async throws {
         let session = try await MealieSession.shared()
