@@ -18,7 +18,7 @@ for candidate in "$PEER" ../shared/peers/mealie /work/shared/peers/mealie; do
 done
 work=$(mktemp -d /tmp/recipes-bench-mealie.XXXXXX)
 eval "$("$PEER/mealie-up.sh" 2>"$work/mealie-up.log")"
-trap '"$PEER/mealie-up.sh" stop "$MEALIE_PIDFILE" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+trap '"$PEER/mealie-up.sh" stop "$MEALIE_PIDFILE" >/dev/null 2>&1 || true; [[ "$MEALIE_DATA" == /tmp/mealie-data.* ]] && rm -rf "$MEALIE_DATA"; rm -rf "$work"' EXIT
 
 python3 - "$BIN" "$work" "$MEALIE_URL" "$MEALIE_TOKEN" "$MEALIE_LOG" "$PWD/Tests/MealieAPITests/Fixtures/tiny.png" <<'PY'
 import concurrent.futures, io, json, os, re, subprocess, sys, time, uuid, zipfile
