@@ -120,7 +120,7 @@ let package = Package(
         // MARK: Sync
         .target(
             name: "RecipeSync",
-            dependencies: ["RecipeModels", "RecipeStore", "OperationEngine", "Transport", "Locking"],
+            dependencies: ["RecipeModels", "RecipeStore", "OperationEngine", "Transport", "Locking", "MealieAPI"],
             swiftSettings: strictSettings
         ),
 
@@ -263,6 +263,15 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
+        // `recipes sync` with server.kind mealie, the debug binary against the real Mealie (RECIPES_MEALIE_TESTS=1).
+        .testTarget(
+            name: "MealieSyncTests",
+            dependencies: [
+                "RecipesExecutable", "MealieAPI", "MealieTestSupport", "HTTPTestSupport", "RecipesTestSupport", "Transport",
+                "Locking",
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "FaultProxyTests",
             dependencies: ["HTTPTestSupport", "Transport", "Locking"],
@@ -281,7 +290,7 @@ let package = Package(
             name: "RecipeSyncTests",
             dependencies: [
                 "RecipeSync", "RecipeStore", "RecipeModels", "OperationEngine", "OperationEngineTestSupport", "Transport",
-                "ReferenceServer",
+                "ReferenceServer", "MealieAPI",
                 "RecipesTestSupport", "HTTPTestSupport", "Locking", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ],

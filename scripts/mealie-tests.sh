@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The tests against a real Mealie 2.0 (`make mealie-tests`; `.ci/run` calls it): the Mealie suites with
+# The tests against a real Mealie 2.0 (`make mealie-tests`; `.ci/run` calls it): the Mealie suites (MealieAPITests,
+# FaultProxyTests, and MealieSyncTests: `recipes sync` with kind mealie, the debug binary) with
 # RECIPES_MEALIE_TESTS=1. The tests start the Mealie themselves (Tests/MealieTestSupport/MealiePeer.swift, through
 # mealie-up.sh of $RECIPES_MEALIE_PEER, ../shared/peers/mealie or /work/shared/peers/mealie) and stop it when their
 # process exits; this script stops it too, however that process ended (a crash, Ctrl-C, kill -9), from the pid file
@@ -41,4 +42,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 start=$(date +%s)
 swift test --skip-build --scratch-path "$BUILD" --filter 'MealieAPITests|FaultProxyTests'
+# `recipes sync` against a Mealie of its own (a second test process, after the first stopped its Mealie): a sync pulls
+# every recipe of the Mealie, so the API suites' recipes stay out of its homes.
+swift test --skip-build --scratch-path "$BUILD" --filter 'MealieSyncTests'
 echo "mealie-tests: $(( $(date +%s) - start )) s, the Mealie's start included" >&2

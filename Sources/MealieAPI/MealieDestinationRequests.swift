@@ -138,9 +138,9 @@ public struct MealieDestinationRequests: Sendable {
         try await write(fields, id: id, base: base, current: nil)
     }
 
-    /// `write(_:id:base:)` whose first read is `current` when the caller has just read it (the creation's read-back).
-    /// `catalog` holds the organizers listed already (the tools a creation listed).
-    func write(_ fields: RecipeFields, id: UUID, base: MealieTimestamp, current known: MealieRecipe?,
+    /// `write(_:id:base:)` whose first read is `current` when the caller has just read it (the creation's read-back,
+    /// the sync's check of the base). `catalog` holds the organizers listed already (the tools a creation listed).
+    public func write(_ fields: RecipeFields, id: UUID, base: MealieTimestamp, current known: MealieRecipe?,
                catalog listed: [OrganizerKind: [MealieOrganizer]] = [:]) async throws(MealieFailure) -> WriteOutcome {
         var catalog = listed
         var known = known

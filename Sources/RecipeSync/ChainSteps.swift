@@ -59,9 +59,9 @@ struct ChainSteps: Sendable {
             throw StepFailure(.leaseLost, "the recipe was deleted or taken over by another process meanwhile")
         }
         switch try await destination.write(prepared) {
-        case .written(let version):
+        case .written(let version, let named):
             var fields = RecipeFields(claim.recipe)
-            fields.image = image.flatMap(RecipeImage.init(serverURL:))
+            fields.image = (named ?? image).flatMap(RecipeImage.init(serverURL:))
             return .final(.uploaded(revision: claim.revision, version: version, base: fields))
         case .stale(let copy):
             return .stale(StaleWrite(claim: claim, image: image, copy: copy, round: round))
@@ -246,4 +246,15 @@ enum PushResult: Sendable, Equatable {
     case uploaded(revision: Int64, version: Int64, base: RecipeFields)
     /// The server has the deletion.
     case deleted
+}
+
+extension ConfirmedImage {
+    /// `confirmed` under the name the recipe write gave the image, when the write renamed it (Mealie: the upload
+    /// happens in the write, and the name holds what Mealie serves after it: `WriteAnswer.written(version:image:)`).
+    static func named(_ confirmed: ConfirmedImage?, by result: StepResult?) -> ConfirmedImage? {
+        guard let confirmed, case .final(.uploaded(_, _, let base))? = result, let image = base.image,
+            image.sha256 == confirmed.sha256, case .server(let url) = image.source
+        else { return confirmed }
+        return ConfirmedImage(sha256: confirmed.sha256, url: url)
+    }
 }

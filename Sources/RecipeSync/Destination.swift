@@ -76,8 +76,10 @@ struct PreparedWrite: Sendable {
 /// What a conditional recipe write came to. A stale write is an answer, not a failure: the chain reads the server's
 /// copy, merges and writes again as steps of its own (`ChainRound`).
 enum WriteAnswer: Sendable, Equatable {
-    /// The destination has the write as `version`.
-    case written(version: Int64)
+    /// The destination has the write as `version`; `image` is the destination's new name of the recipe's image when
+    /// the write changed it (Mealie: the identity of the bytes it serves after the upload), nil when it is the name
+    /// the write was given.
+    case written(version: Int64, image: String? = nil)
     /// Another writer came first: the destination has something else than the base. `copy` is its copy when the
     /// destination read it to find out (Mealie), nil when it must be read (the contract server's `412`).
     case stale(copy: RecipeRead?)

@@ -98,7 +98,8 @@ struct MergeChain: Sendable {
             return ChainEnd(step: last, attempts: max(mergeStep.erased.attempt, attempts), confirmed: confirmed, pushed: pushed)
         }
         return ChainEnd(
-            step: last, attempts: max(writeStep.erased.attempt, attempts), confirmed: confirmed, result: writeStep.output)
+            step: last, attempts: max(writeStep.erased.attempt, attempts),
+            confirmed: ConfirmedImage.named(confirmed, by: writeStep.output), result: writeStep.output)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import MealieAPI
 import OperationEngine
 import RecipeModels
 import RecipeStore
@@ -7,7 +8,7 @@ import Transport
 
 /// One `recipes sync`: every due recipe (or the ones asked for) becomes a chain on the operation engine — its image
 /// (asked for by SHA-256, written when the destination lacks it), then its JSON from the outbox, or its deletion, over
-/// the run's `Destination` (the contract server: `HTTPDestination`) — guarded
+/// the run's `Destination` (`HTTPDestination` or `MealieDestination`, by `server.kind`) — guarded
 /// by a per-recipe mutual-exclusion condition in this process, a lease in the database across processes, and a
 /// reachability condition; retried with backoff; cancellable from any process.
 ///
@@ -96,7 +97,8 @@ public final class SyncRun: Sendable {
             credentials: .of(settings.token, at: api.baseURL), caBundlePath: settings.caBundlePath,
             maxConcurrentTransfers: options.jobs)
         // Refused credentials stop the run: requests queued behind the refused one are not sent with the same token.
-        configuration.haltingStatuses = [401, 403]
+        // (A Mealie's 403 refuses one recipe, not the token: docs/mealie.md.)
+        configuration.haltingStatuses = settings.kind == .mealie ? [401] : [401, 403]
         let client: HTTPClient
         do {
             client = try HTTPClient(configuration: configuration)
@@ -109,9 +111,17 @@ public final class SyncRun: Sendable {
         let queue = ProcedureQueue(
             maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random,
             taskExecutor: client.taskExecutor)
-        // The one place the run chooses its destination's kind (`server.kind`: the contract server today).
-        let destination: any Destination = HTTPDestination(
-            api: api, client: client, reachability: settings.reachability, settings: settings)
+        // The one place the run chooses its destination's kind (`server.kind`).
+        let destination: any Destination
+        switch settings.kind {
+        case .http:
+            destination = HTTPDestination(api: api, client: client, reachability: settings.reachability, settings: settings)
+        case .mealie:
+            guard let server = MealieServer(baseURL: api.baseURL) else { throw SyncRunError.clientSetup("server.url is not a Mealie's base URL") }
+            destination = MealieDestination(
+                requests: MealieDestinationRequests(server: server, client: client, token: settings.token, now: settings.now),
+                store: store, state: MealieRunState())
+        }
         let steps = ChainSteps(
             destination: destination, store: store, settings: settings, outbox: outbox, recorder: recorder,
             poller: poller, report: { claim, step, words in

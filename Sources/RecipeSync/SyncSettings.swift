@@ -50,6 +50,8 @@ public struct SyncOptions: Sendable, Equatable {
 public struct SyncSettings: Sendable {
     /// The server's requests; nil when none is configured (a run with nothing due still succeeds).
     public var api: ServerAPI?
+    /// What kind of server `api` names (`server.kind`): the contract server or a Mealie.
+    public var kind: DestinationKind
     /// The bearer token, if any (never printed; redacted from every message).
     public var token: String?
     /// An extra CA bundle for TLS, joined to the system's.
@@ -82,7 +84,7 @@ public struct SyncSettings: Sendable {
 
     /// Creates settings with the contract's defaults and the live world (clock, randomness, TCP probe, /proc).
     public init(
-        api: ServerAPI?, token: String? = nil, caBundlePath: String? = nil,
+        api: ServerAPI?, kind: DestinationKind = .http, token: String? = nil, caBundlePath: String? = nil,
         probe: ConnectProbe = .live(), clock: any EngineClock = ContinuousEngineClock(),
         random: any RandomSource = SystemRandomSource(), now: @escaping @Sendable () -> Date = { Date() },
         owner: String = LeaseOwner.current, isOwnerAlive: @escaping @Sendable (String) -> Bool = LeaseOwner.isAlive,
@@ -90,6 +92,7 @@ public struct SyncSettings: Sendable {
         baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(300), networkPollInterval: Duration = .seconds(1)
     ) {
         self.api = api
+        self.kind = kind
         self.token = token
         self.caBundlePath = caBundlePath
         self.reachability = Reachability(probe: probe, now: now)
@@ -105,4 +108,12 @@ public struct SyncSettings: Sendable {
         self.maxDelay = maxDelay
         self.networkPollInterval = networkPollInterval
     }
+}
+
+/// The kinds of destination a run syncs with (`server.kind`, docs/sync-engine.md "The destination seam").
+public enum DestinationKind: String, Sendable, Equatable, CaseIterable {
+    /// A server of the HTTP contract (`HTTPDestination`).
+    case http
+    /// A Mealie 2.x (`MealieDestination`, docs/mealie.md).
+    case mealie
 }

@@ -100,6 +100,7 @@ struct UploadChain: Sendable {
         }
         let step: SyncEvent.Step = claim.isDeletion ? .delete : .recipe
         return ChainEnd(
-            step: step, attempts: max(lastStep.erased.attempt, claim.attempts), confirmed: confirmed, result: lastStep.output)
+            step: step, attempts: max(lastStep.erased.attempt, claim.attempts),
+            confirmed: ConfirmedImage.named(confirmed, by: lastStep.output), result: lastStep.output)
     }
 }

@@ -53,6 +53,15 @@ struct WatchChores {
             })
         case .interruptPass:
             pass?.pass.run.interrupt()
+        case .startLongPoll(let time) where configuration.settings.kind == .mealie:
+            // Mealie has no long poll: the watcher pulls every `mealiePullInterval` instead (a pass), besides the
+            // passes edits, the network's return and retry timers start (README, "Sync with Mealie").
+            longPoll?.cancel()
+            let interval = configuration.mealiePullInterval
+            longPoll = Task {
+                guard await Self.sleep(until: time.addingTimeInterval(interval), now: now) else { return }
+                events.yield(.longPollAnswered(.changes))
+            }
         case .startLongPoll(let time):
             longPoll?.cancel()
             let poller = longPollOfServer()

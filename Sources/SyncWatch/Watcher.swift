@@ -14,12 +14,20 @@ public struct WatchConfiguration: Sendable {
     public var options: SyncOptions
     /// How long the long poll asks the server to hold an empty answer, in seconds.
     public var longPollWait: Int
+    /// With a Mealie (which has no long poll), how long after a pass the watcher pulls again, in seconds.
+    public var mealiePullInterval: TimeInterval
+
+    /// Every 5 minutes: a Mealie edit reaches a watching device within 5 minutes, for one request when nothing changed
+    /// (an idle page of the list and the count).
+    public static let defaultMealiePullInterval: TimeInterval = 300
 
     /// Creates a configuration.
-    public init(settings: SyncSettings, options: SyncOptions, longPollWait: Int = LongPoll.defaultWait) {
+    public init(settings: SyncSettings, options: SyncOptions, longPollWait: Int = LongPoll.defaultWait,
+                mealiePullInterval: TimeInterval = defaultMealiePullInterval) {
         self.settings = settings
         self.options = options
         self.longPollWait = longPollWait
+        self.mealiePullInterval = mealiePullInterval
     }
 }
 

@@ -65,3 +65,16 @@ struct PullApplyTests {
         #expect(try fixture.store.recipe(id: other.id).sync.leaseOwner == ConflictFixture.me, "another page's lease was released")
     }
 }
+
+@Suite("The server versions a destination without tombstones compares its ids with")
+struct ServerVersionsTests {
+    @Test("only recipes the server has as far as this device knows are listed, each with its version")
+    func listed() throws {
+        let fixture = try ConflictFixture()  // "Soup", synced at version 1
+        let local = try fixture.store.create(title: "Only here")
+        #expect(try fixture.store.serverVersions() == [fixture.uuid: 1])
+        #expect(try fixture.pull(.live(version: 5, fields: ConflictFixture.theirs)) != .unchanged)
+        #expect(try fixture.store.serverVersions() == [fixture.uuid: 5])
+        #expect(try fixture.store.serverVersions()[local.uuid] == nil)
+    }
+}

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite("server.kind: the destination kind, shown by config show and status; sync refuses a kind this build does not speak")
+@Suite("server.kind: the destination kind, shown by config show and status")
 struct ServerKindTests {
     @Test("config show says http by default, the file's kind once set, and the environment's when RECIPES_SERVER_KIND is set")
     func shown() throws {
@@ -37,8 +37,8 @@ struct ServerKindTests {
                 "\(fromEnvironment)")
     }
 
-    @Test("sync with kind mealie refuses with exit 78 and one message, and sends nothing to server.url; status says the kind")
-    func syncRefusesMealie() throws {
+    @Test("status and the REPL's status name the kind mealie and its URL; setting the kind sends nothing")
+    func statusNamesMealie() throws {
         let dir = TemporaryDirectory()
         let home = ["--home", dir.homePath]
         let listener = try Listener()
@@ -48,20 +48,12 @@ struct ServerKindTests {
         #expect(try runRecipes(["edit"] + home, input: "new Tomato soup\n").status == 0)
         #expect(try runRecipes(["status"] + home).stdout.contains("destination: http server, \(url)\n"))
         #expect(try runRecipes(["config", "set", "server.kind", "mealie"] + home).status == 0)
-        let refusal = "recipes: server.kind is mealie, and this build of recipes syncs only with kind http (a recipes server of "
-            + "the HTTP contract), which a Mealie does not answer; nothing was sent. To sync with a recipes server, run "
-            + "`recipes config set server.kind http` and set server.url to its address\n"
-        for arguments in [["sync"], ["sync", "--background"], ["sync", "--json"], ["sync", "--pull-only"]] {
-            let run = try runRecipes(arguments + home)
-            #expect(run.status == 78 && run.stderr == refusal, "\(arguments): \(run)")
-        }
-        #expect(listener.connectionsWaiting == 0, "a connection reached server.url")
         let status = try runRecipes(["status"] + home)
-        #expect(status.stdout.contains("destination: mealie server, \(url) (this build syncs only with kind http: `recipes sync` refuses it)\n"),
-                "\(status)")
+        #expect(status.stdout.contains("destination: mealie server, \(url)\n"), "\(status)")
         #expect(status.stdout.contains("Tomato soup"))
         let repl = try runRecipes(["edit"] + home, input: "status\n")
-        #expect(repl.stdout.contains("destination: mealie server, \(url) (this build syncs only"), "\(repl)")
+        #expect(repl.stdout.contains("destination: mealie server, \(url)\n"), "\(repl)")
+        #expect(listener.connectionsWaiting == 0, "a connection reached server.url")
     }
 
     /// A TCP socket listening on 127.0.0.1 that nobody accepts from: whether a connection reached it.

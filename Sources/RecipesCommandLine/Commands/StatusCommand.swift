@@ -52,8 +52,7 @@ struct StatusCommand: ParsableCommand {
             return "destination: unknown (\(TerminalText.clean(error.message)))"
         }
         let url = configuration.serverURL.map { TerminalText.clean($0) } ?? "no server.url set"
-        let line = "destination: \(kind.rawValue) server, \(url)"
-        return kind.syncRefusal == nil ? line : line + " (this build syncs only with kind http: `recipes sync` refuses it)"
+        return "destination: \(kind.rawValue) server, \(url)"
     }
 
     /// The lines `status` adds once about the home's folders (see `FolderNote`), safe to print.

@@ -33,6 +33,10 @@ struct SyncInvocation: Equatable {
         let settings = try Self.settings(configuration)  // which is reported even when nothing is due
         guard let store else {
             var summary = SyncSummary()  // what `SyncRun` returns when nothing is due or waiting
+            // A Mealie has no changes feed to ask with one request: its run pulls (a page of the list and a count).
+            if settings.kind == .mealie, direction != .pushOnly, settings.api != nil {
+                return try await run(context: context, store: context.openStore(), settings: settings, jobs: configuration.jobs)
+            }
             if direction != .pushOnly, let cursor, settings.api != nil {
                 switch await FeedCheck.ask(settings, after: cursor) {
                 case .nothingNew: break
@@ -87,16 +91,19 @@ struct SyncInvocation: Equatable {
         return summary
     }
 
-    /// The server, token and CA bundle of `configuration`; throws when its server URL is not one `ServerAPI` takes, or
-    /// its server kind is one this build's sync does not speak (exit 78, before anything is sent).
+    /// The server, its kind, token and CA bundle of `configuration`; throws when its server URL is not one `ServerAPI`
+    /// takes, or its kind is not a kind.
     static func settings(_ configuration: ClientConfiguration) throws -> SyncSettings {
-        if let refusal = try configuration.serverKind().syncRefusal { throw refusal }
+        let kind: DestinationKind = switch try configuration.serverKind() {
+        case .http: .http
+        case .mealie: .mealie
+        }
         var api: ServerAPI?
         if let url = configuration.serverURL {
             guard let parsed = ServerAPI(baseURL: url) else { throw ConfigKey.invalidServerURL(url) }
             api = parsed
         }
-        return SyncSettings(api: api, token: configuration.token, caBundlePath: configuration.caBundle)
+        return SyncSettings(api: api, kind: kind, token: configuration.token, caBundlePath: configuration.caBundle)
     }
 
     private func output(_ context: CommandContext) -> any SyncOutput {

@@ -24,19 +24,4 @@ public enum ServerKind: String, CaseIterable, Sendable {
         }
         return kind
     }
-
-    /// Why `recipes sync` refuses to run with this kind, or nil when it can. This build's sync speaks only the HTTP
-    /// contract: with `mealie` it would send the contract's requests to a Mealie, which answers none of them.
-    var syncRefusal: CommandLineError? {
-        switch self {
-        case .http:
-            nil
-        case .mealie:
-            CommandLineError(
-                "server.kind is mealie, and this build of recipes syncs only with kind http (a recipes server of the HTTP "
-                    + "contract), which a Mealie does not answer; nothing was sent. To sync with a recipes server, run "
-                    + "`recipes config set server.kind http` and set server.url to its address",
-                exitStatus: 78)
-        }
-    }
 }
