@@ -64,22 +64,13 @@ public enum RecipeCreation {
         }
     }
 
-    /// Every answer without a meaning of its own for a creation, as the transport classifies it.
+    /// Every answer without a meaning of its own for a creation: the failure `MealieFailure` reads in it.
     private static func classified(_ result: Result<HTTPResponse, TransportError>, now: Date, token: String?) -> Next {
-        switch TransferOutcome.classify(result, now: now, redacting: token) {
-        case .success(let status):
-            return .retry(reason: "Mealie answered the creation with HTTP \(status), not 201", after: nil)
-        case .transient(let reason, let retryAfter):
-            return .retry(reason: reason, after: retryAfter)
-        case .badCredentials(_, let message):
-            return .badCredentials(message: message)
-        case .permanent(let status, let message):
-            guard let status, let says = (try? result.get()).flatMap({ MealieErrorBody.message(in: $0.body) }) else {
-                return .refused(message: message)
-            }
-            return .refused(message: "HTTP \(status): \(TransferOutcome.redact(says, token: token))")
-        case .cancelled:
-            return .cancelled
+        switch MealieFailure.of(result, unexpected: nil, recipeScoped: false, now: now, token: token) {
+        case .retry(let reason, let after): .retry(reason: reason, after: after)
+        case .refused(let message): .refused(message: message)
+        case .badCredentials(let message): .badCredentials(message: message)
+        case .cancelled: .cancelled
         }
     }
 }
