@@ -26,9 +26,23 @@ extension HTTPDestination {
     /// them (an older server, a proxy, a server failing now) is a server without them for this run: the requests every
     /// server answers are always correct. Only a request without an answer is a failure (the step's own would fail too).
     func serverFeatures() async throws -> ServerFeatures {
-        try await features.features { [self] in
+        try await learned().features
+    }
+
+    /// The round trip the features' ask measured: on a connection of its own, a connect and an exchange (two round
+    /// trips). Nil when the server could not be asked.
+    func roundTrip() async -> Duration? {
+        try? await learned().roundTrip
+    }
+
+    private func learned() async throws -> FeatureCache.Learned {
+        try await features.learned { [self] in
+            let started = settings.now()
             let response = try await send(api.health(), what: "health")
-            return response.status == 200 ? ServerFeatures(healthAnswer: response.body) : .none
+            let roundTrip = Duration.seconds(max(0, settings.now().timeIntervalSince(started)) / 2)
+            return FeatureCache.Learned(
+                features: response.status == 200 ? ServerFeatures(healthAnswer: response.body) : .none,
+                roundTrip: roundTrip)
         }
     }
 

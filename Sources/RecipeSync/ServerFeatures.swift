@@ -35,15 +35,21 @@ struct ServerFeatures: Sendable, Equatable {
     var resumableImages: Bool { names.contains("resumable-images") }
 }
 
-/// The server's features, asked once per run and kept for it: the first caller asks, the others wait for that answer.
-/// A failed ask is not kept (the next caller asks again).
+/// The server's features, asked once per run and kept for it, with the round trip the ask measured: the first caller
+/// asks, the others wait for that answer. A failed ask is not kept (the next caller asks again).
 final class FeatureCache: Sendable {
-    private let asked = Locked<Task<ServerFeatures, any Error>?>(nil)
+    /// What the ask learned.
+    struct Learned: Sendable {
+        let features: ServerFeatures
+        let roundTrip: Duration
+    }
+
+    private let asked = Locked<Task<Learned, any Error>?>(nil)
 
     init() {}
 
-    /// The features, from `ask` the first time (and again after a failure).
-    func features(_ ask: @escaping @Sendable () async throws -> ServerFeatures) async throws -> ServerFeatures {
+    /// What `ask` learned the first time (and again after a failure).
+    func learned(_ ask: @escaping @Sendable () async throws -> Learned) async throws -> Learned {
         let task = asked.withLock { asked in
             if let task = asked { return task }
             let task = Task { try await ask() }

@@ -73,6 +73,23 @@ struct ResumableUploadTests {
         }
     }
 
+    @Test("a 20 MiB image cut at 80%: the retry sends at most 25% of its bytes again (issue 28's target)")
+    func twentyMiBCutAtEightyPercent() async throws {
+        let size = 20 << 20
+        try await withSyncServer(faults: ["PUT /v1/images/*: reset after=16MiB first=1"], features: ServerFeature.all) { server in
+            let home = try ClientHome()
+            let bytes = pngBytes(size: size, seed: 17)
+            let recipe = try home.makeRecipe("bread", image: bytes)
+            #expect(try await home.sync(server).verdict == .complete)
+            let sha = try #require(try home.recipe(recipe.id).image?.sha256)
+            let requests = server.requests().filter { $0.path == "/v1/images/\(sha)" }
+            let resent = requests.filter { $0.method == "PATCH" }.map(\.bytesReceived).reduce(0, +)
+                + requests.filter { $0.method == "PUT" }.dropFirst().map(\.bytesReceived).reduce(0, +)
+            #expect(Double(resent) <= 0.25 * Double(size), "sent again: \(resent) of \(size) bytes")
+            #expect(Self.storedBytes(server, sha) == Data(bytes))
+        }
+    }
+
     @Test("a reset mid-PATCH keeps what that PATCH sent: the next PATCH starts from the new offset")
     func resetMidPatch() async throws {
         let faults = ["PUT /v1/images/*: reset after=1MiB first=1", "PATCH /v1/images/*: reset after=1MiB first=1"]
