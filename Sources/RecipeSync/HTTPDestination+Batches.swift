@@ -51,8 +51,8 @@ extension HTTPDestination {
         var missing: Set<String> = []
         let destination = self
         for sha256 in images {
-            let lacks = try await batches.missing.load(sha256) { images throws(StepFailure) in
-                try await destination.askMissing(images)
+            let lacks = try await Self.asCancelledTransfer("image \(sha256.prefix(12))") {
+                try await batches.missing.load(sha256) { images throws(StepFailure) in try await destination.askMissing(images) }
             }
             if lacks { missing.insert(sha256) }
         }
@@ -62,7 +62,18 @@ extension HTTPDestination {
     /// `write`'s own answer, from the run's next `POST /v1/recipes/batch`.
     func inBatch(_ write: BatchWrite) async throws -> HTTPResponse {
         let destination = self
-        return try await batches.writes.load(write) { writes throws(StepFailure) in try await destination.sendBatch(writes) }
+        return try await Self.asCancelledTransfer("recipe") {
+            try await batches.writes.load(write) { writes throws(StepFailure) in try await destination.sendBatch(writes) }
+        }
+    }
+
+    /// `body`, a wait in a batch, whose cancellation fails as a cancelled transfer of the chain's own request would.
+    private static func asCancelledTransfer<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch is CancellationError {
+            throw StepFailure(.permanent, "\(what): cancelled")
+        }
     }
 
     /// One `POST /v1/images/missing` of `images`: whether each is missing.
