@@ -27,12 +27,12 @@ if [ -n "$reason" ]; then
     exit 0
 fi
 . bench/lib/sync-common.sh
-if ! out="$(swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --product LinkDelay 2>&1)"; then
+if ! out="$(swift build "${BUILD_FLAGS[@]}" --scratch-path "$BUILD" --product LinkDelay 2>&1)"; then
     printf '%s\n' "$out" >&2
     echo "$BENCH: building LinkDelay failed (output above)" >&2
     exit 1
 fi
-LINK_DELAY="$BUILD/release/LinkDelay"
+LINK_DELAY="$BUILD/$BENCH_CONFIG/LinkDelay"
 trap 'stop_server; link_down; rm -rf "$WORK"' EXIT
 
 PORT=8080

@@ -58,6 +58,15 @@ protocol Destination: Sendable {
     func download(
         _ image: RecipeImage, of recipe: UUID, into download: ImageDownload, progress: (@Sendable (Int64) -> Void)?
     ) async throws
+
+    /// The round trip to the destination as its first request measured it, for the run to choose its connections
+    /// (`ConnectionPlan`); nil when not measured (the run keeps `--jobs`).
+    func roundTrip() async -> Duration?
+}
+
+extension Destination {
+    /// Not measured: the run keeps `--jobs` connections.
+    func roundTrip() async -> Duration? { nil }
 }
 
 /// A recipe write as it will be sent: the bytes kept in the outbox, for the destination to send.

@@ -1,4 +1,5 @@
 import Foundation
+import OperationEngine
 import RecipeModels
 import RecipeStore
 import Transport
@@ -14,6 +15,22 @@ struct HTTPDestination: Destination {
     let client: HTTPClient
     let reachability: Reachability
     let settings: SyncSettings
+    /// The server's optional requests, asked once for the run (`GET /v1/health`).
+    let features = FeatureCache()
+    /// The chains' image checks and recipe writes that become ready together, each set in one request when the server
+    /// lists `images-missing` and `recipes-batch` (docs/sync-engine.md, "How the chains' requests travel").
+    let batches: Batches
+    /// The images whose upload was cut in this run (their next attempt asks what the server kept).
+    let cutUploads = CutUploads()
+
+    init(api: ServerAPI, client: HTTPClient, reachability: Reachability, settings: SyncSettings,
+         window: Duration = Batches.window, windowClock: any EngineClock = ContinuousEngineClock()) {
+        self.api = api
+        self.client = client
+        self.reachability = reachability
+        self.settings = settings
+        batches = Batches(window: window, clock: windowClock)
+    }
 
     var baseURL: String { api.baseURL }
 
@@ -26,9 +43,11 @@ struct HTTPDestination: Destination {
         return page
     }
 
-    /// `HEAD /v1/images/{sha256}` for each (a crash after an upload never sends the bytes again). Only a `HEAD` with
-    /// the image's `ETag` counts as the server having it (see `UnexpectedAnswer`).
+    /// In the run's `POST /v1/images/missing` when the server lists `images-missing`; else `HEAD /v1/images/{sha256}`
+    /// for each (a crash after an upload never sends the bytes again). Only a `HEAD` with the image's `ETag` counts as
+    /// the server having it (see `UnexpectedAnswer`).
     func missingImages(_ images: [String], of recipe: UUID) async throws -> Set<String> {
+        if try await serverFeatures().imagesMissing { return try await missingInBatch(images) }
         var missing: Set<String> = []
         for sha256 in images {
             let what = "image \(sha256.prefix(12))"
@@ -40,18 +59,35 @@ struct HTTPDestination: Destination {
         return missing
     }
 
-    /// `PUT /v1/images/{sha256}` streamed from `path`; only an answer naming its SHA-256 and URL counts.
+    /// `PUT /v1/images/{sha256}` streamed from `path`; only an answer naming its SHA-256 and URL counts. To a server
+    /// with `resumable-images`, a large image, or one whose upload was cut in this run, first asks what the server
+    /// kept of it and sends only the rest (`resume`).
     func putImage(
         _ image: ImageReference, of recipe: UUID, from path: String,
         progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> String {
         let what = "image \(image.sha256.prefix(12))"
-        let request = api.putImage(sha256: image.sha256, path: path, format: image.format)
-        let response = try await send(request, what: what, progress: progress)
+        let resumable = try await serverFeatures().resumableImages
+        if resumable, let size = Self.fileSize(path),
+            ResumableUpload.asksOffset(size: size, cutBefore: cutUploads.contains(image.sha256)),
+            let name = try await resume(image, of: recipe, from: path, size: size, progress: progress)
+        {
+            return name
+        }
+        var request = api.putImage(sha256: image.sha256, path: path, format: image.format)
+        // What the server keeps of a cut upload is resumed by the next attempt, not sent whole again by libcurl.
+        request.resendsWhole = !resumable
+        let response = try await sendUpload(request, of: image.sha256, what: what, progress: progress)
         guard (200..<300).contains(response.status) else { throw failure(response, what: what) }
+        return try acknowledgedName(response, of: image, recipe: recipe)
+    }
+
+    /// The destination's name of `image` when `response` acknowledges it (its SHA-256 and URL).
+    func acknowledgedName(_ response: HTTPResponse, of image: ImageReference, recipe: UUID) throws -> String {
         switch ServerAPI.imageAcknowledgement(response, sha256: image.sha256) {
         case .success: return imageName(sha256: image.sha256, of: recipe)
-        case .failure(let unexpected): throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
+        case .failure(let unexpected):
+            throw StepFailure(.transient(retryAfter: nil), "image \(image.sha256.prefix(12)): \(unexpected)")
         }
     }
 
@@ -68,12 +104,20 @@ struct HTTPDestination: Destination {
         return PreparedWrite(uuid: recipe.uuid, base: base, version: version, document: document)
     }
 
-    /// `PUT /v1/recipes/{uuid}` conditional on the base (`If-Match`, or `If-None-Match: *`). Only an answer naming
-    /// this recipe and the version sent counts as written; `412` is stale.
+    /// `PUT /v1/recipes/{uuid}` conditional on the base (`If-Match`, or `If-None-Match: *`), or the same write in the
+    /// run's `POST /v1/recipes/batch` when the server lists `recipes-batch`. Only an answer naming this recipe and the
+    /// version sent counts as written; `412` is stale.
     func write(_ write: PreparedWrite) async throws -> WriteAnswer {
-        let what = "recipe"
+        if try await serverFeatures().recipesBatch {
+            return try writeAnswer(try await inBatch(.put(write)), to: write)
+        }
         let request = api.putRecipe(uuid: write.uuid, document: write.document, base: write.base)
-        let response = try await send(request, what: what)
+        return try writeAnswer(try await send(request, what: "recipe"), to: write)
+    }
+
+    /// What `response`, the answer to `write`'s own `PUT` (or its result in a batch), says.
+    func writeAnswer(_ response: HTTPResponse, to write: PreparedWrite) throws -> WriteAnswer {
+        let what = "recipe"
         switch response.status {
         case 200..<300:
             switch ServerAPI.recipeAcknowledgement(response, uuid: write.uuid) {
@@ -97,9 +141,17 @@ struct HTTPDestination: Destination {
         }
     }
 
-    /// `DELETE /v1/recipes/{uuid}` with `If-Match`; `204`, or a contract error saying it is already gone, is done.
+    /// `DELETE /v1/recipes/{uuid}` with `If-Match`, or the same in the run's batch; `204`, or a contract error saying
+    /// it is already gone, is done.
     func delete(_ recipe: UUID, base: Int64) async throws -> DeleteAnswer {
-        let response = try await send(api.deleteRecipe(uuid: recipe, base: base), what: "delete")
+        if try await serverFeatures().recipesBatch {
+            return try deleteAnswer(try await inBatch(.delete(recipe, base: base)))
+        }
+        return try deleteAnswer(try await send(api.deleteRecipe(uuid: recipe, base: base), what: "delete"))
+    }
+
+    /// What `response`, the answer to a `DELETE` (or its result in a batch), says.
+    func deleteAnswer(_ response: HTTPResponse) throws -> DeleteAnswer {
         if response.status == 412 { return .stale }
         guard (200..<300).contains(response.status) || response.status == 404 || response.status == 410 else {
             throw failure(response, what: "delete")

@@ -95,7 +95,9 @@ public final class SyncRun: Sendable {
 
         var configuration = HTTPClientConfiguration(
             credentials: .of(settings.token, at: api.baseURL), caBundlePath: settings.caBundlePath,
-            maxConcurrentTransfers: options.jobs)
+            maxConcurrentTransfers: options.connectionCeiling)
+        // `jobs` transfers at once until the destination has measured the round trip (ConnectionPlan).
+        configuration.startingConcurrentTransfers = options.jobs
         // Refused credentials stop the run: requests queued behind the refused one are not sent with the same token.
         // (A Mealie's 403 refuses one recipe, not the token: docs/mealie.md.)
         configuration.haltingStatuses = settings.kind == .mealie ? [401] : [401, 403]
@@ -106,11 +108,6 @@ public final class SyncRun: Sendable {
             // Setting up names files and libraries, never the token.
             throw SyncRunError.clientSetup(error.message + (StepFailure.advice(for: error.kind).map { "; " + $0 } ?? ""))
         }
-        // Twice `jobs` steps run at once, while the client lets only `jobs` transfers be in flight: a step's
-        // database commit and outbox file are prepared while other recipes' bytes are on the wire.
-        let queue = ProcedureQueue(
-            maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random,
-            taskExecutor: client.taskExecutor)
         // The one place the run chooses its destination's kind (`server.kind`).
         let destination: any Destination
         switch settings.kind {
@@ -122,6 +119,16 @@ public final class SyncRun: Sendable {
                 requests: MealieDestinationRequests(server: server, client: client, token: settings.token, now: settings.now),
                 store: store, state: MealieRunState())
         }
+        // The link decides how many transfers run at once (`ConnectionPlan`: more on a long round trip, at most
+        // `maxConnections`); twice as many steps run at once, so that a step's database commit and outbox file are
+        // prepared while other recipes' bytes are on the wire.
+        let connections = ConnectionPlan.connections(
+            roundTrip: await destination.roundTrip(), bytesPerSecond: nil, floor: options.jobs,
+            ceiling: options.connectionCeiling)
+        client.setConcurrentTransfers(connections)
+        let queue = ProcedureQueue(
+            maxConcurrentProcedures: connections * 2, clock: settings.clock, random: settings.random,
+            taskExecutor: client.taskExecutor)
         let steps = ChainSteps(
             destination: destination, store: store, settings: settings, outbox: outbox, recorder: recorder,
             poller: poller, report: { claim, step, words in

@@ -7,8 +7,11 @@ import Transport
 public struct SyncOptions: Sendable, Equatable {
     /// Exactly these recipes, now (resuming cancelled and failed ones, skipping backoff); nil: every due recipe.
     public var ids: [Int64]?
-    /// How many recipes upload at once.
+    /// How many recipes upload at once on a link with a short round trip (the connections a run starts with).
     public var jobs: Int
+    /// The most connections a run opens to its server: on a long round trip it opens more than `jobs`
+    /// (`ConnectionPlan`), never more than this.
+    public var maxConnections: Int = 16
     /// The longest retry wait slept out inside the run; a longer one is recorded for a later run.
     public var maxWait: Duration
     /// How long to wait for an unreachable server to come back before giving up for this run.
@@ -38,6 +41,9 @@ public struct SyncOptions: Sendable, Equatable {
         self.waitForNetwork = waitForNetwork
         self.direction = ids == nil ? direction : .pushOnly
     }
+
+    /// The most transfers the run's client may run at once: `maxConnections`, or `jobs` when more.
+    public var connectionCeiling: Int { max(jobs, maxConnections) }
 
     /// Whether the run pulls.
     public var pulls: Bool { direction != .pushOnly }

@@ -76,7 +76,9 @@ final class CurlTransfer: @unchecked Sendable {
         case .empty: upload = request.method.sendsBody ? UploadBody(data: Data()) : nil
         case .data(let data, _): upload = UploadBody(data: data)
         case .file(let path, _): upload = try UploadBody(filePath: path)
+        case .filePart(let path, let offset, _): upload = try UploadBody(filePath: path, from: offset)
         }
+        upload?.rewindable = request.resendsWhole
         if let reused {
             try reused.reset()
             easy = reused

@@ -32,6 +32,7 @@ public final class HTTPClient: Sendable {
             maxConcurrent: concurrent, maxConnections: max(8, 2 * concurrent),
             haltingStatuses: configuration.haltingStatuses)
         spareLimit = 2 * concurrent
+        if let starting = configuration.startingConcurrentTransfers { loop.setConcurrency(starting) }
     }
 
     /// Starts loading and initialising libcurl (dlopen, then `curl_global_init` with its TLS set-up: a few
@@ -39,6 +40,13 @@ public final class HTTPClient: Sendable {
     /// has other start-up work meanwhile. `init` waits for it if it is still under way, and reports its failure.
     public static func prepare() {
         Thread.detachNewThread { try? CurlGlobal.ensureInitialised() }
+    }
+
+    /// Runs at most `count` transfers at once from now on, never more than the configuration's
+    /// `maxConcurrentTransfers` (the ceiling; a client starts at it): for a caller that adapts its connections to the
+    /// link it measures (`ConnectionPlan`).
+    public func setConcurrentTransfers(_ count: Int) {
+        loop.setConcurrency(count)
     }
 
     /// The transport's thread as a task executor: tasks that prefer it run between libcurl's polls, with no

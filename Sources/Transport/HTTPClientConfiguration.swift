@@ -17,8 +17,11 @@ public struct HTTPClientConfiguration: Sendable, Equatable {
     public var lowSpeedLimitBytesPerSecond: Int
     /// With `lowSpeedLimitBytesPerSecond`: how long a transfer may stay below the limit (a dead server is noticed).
     public var lowSpeedTime: Duration
-    /// How many transfers run at once; more requests wait in order.
+    /// How many transfers run at once; more requests wait in order. With `startingConcurrentTransfers`, the most a
+    /// caller may raise it to (`HTTPClient.setConcurrentTransfers`).
     public var maxConcurrentTransfers: Int
+    /// How many transfers run at once until the caller adapts it to the link (nil: `maxConcurrentTransfers`).
+    public var startingConcurrentTransfers: Int?
     /// Answers after which the client sends nothing more (for example 401 and 403: credentials every later request
     /// would carry too). Requests still waiting, and any sent later, fail as `.halted` without reaching the
     /// server; transfers already on the wire finish. An answer from another origin than the credentials' (which carried

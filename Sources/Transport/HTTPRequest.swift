@@ -11,6 +11,10 @@ public struct HTTPRequest: Sendable, Equatable {
     /// How long the whole answer may take to arrive once its first line has come, however steadily it trickles in;
     /// nil: only the client's low-speed limit applies. For requests whose answers are small.
     public var answerDeadline: Duration?
+    /// Whether libcurl may send the body again by itself, on a new connection, when a reused one dies before the
+    /// answer (its transparent retry): false for an upload whose caller resumes it from what the server kept instead of
+    /// sending it all again.
+    public var resendsWhole = true
 
     /// Creates a request.
     public init(

@@ -17,6 +17,8 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     private enum Command {
         case add(CurlTransfer)
         case cancel(UInt64)
+        /// The limit of transfers at once changed: start what it now allows.
+        case retune
     }
 
     private struct Inbox {
@@ -31,7 +33,10 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
 
     private let multi: CurlMulti
     private let inbox = Locked(Inbox())
+    /// The most transfers at once it may be told to run (`setConcurrency`).
     private let maxConcurrent: Int
+    /// The transfers run at once now: at most `maxConcurrent`, set from any thread, read by the loop's.
+    private let concurrency: Atomic<Int>
     private let haltingStatuses: Set<Int>
     /// Set once an answer with one of `haltingStatuses` arrived: nothing more is started.
     private var halted = false
@@ -45,6 +50,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     init(maxConcurrent: Int, maxConnections: Int, haltingStatuses: Set<Int> = []) throws(TransportError) {
         multi = try CurlMulti(maxConnections: maxConnections)
         self.maxConcurrent = max(1, maxConcurrent)
+        concurrency = Atomic(max(1, maxConcurrent))
         self.haltingStatuses = haltingStatuses
         let thread = Thread { [self] in run() }
         thread.name = "recipes-transport"
@@ -64,6 +70,13 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     func cancel(_ transfer: CurlTransfer) {
         transfer.cancelRequested.store(true, ordering: .sequentiallyConsistent)
         _ = post(.cancel(transfer.id))
+    }
+
+    /// Runs at most `count` transfers at once from now on (within 1 and the `maxConcurrent` it was made with); those
+    /// already running go on.
+    func setConcurrency(_ count: Int) {
+        concurrency.store(min(max(1, count), maxConcurrent), ordering: .relaxed)
+        _ = post(.retune)
     }
 
     /// Stops the loop: every outstanding transfer fails as cancelled, then the thread ends.
@@ -213,11 +226,14 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
                 waiting.remove(at: index).finish(.failure(.cancelled()))
             }
             // Otherwise the transfer already finished, or its add is still on the way and will see `cancelRequested`.
+        case .retune:
+            break  // the round's `startWaiting` reads the new limit
         }
     }
 
     private func startWaiting() {
-        while active.count < maxConcurrent, !waiting.isEmpty {
+        let limit = concurrency.load(ordering: .relaxed)
+        while active.count < limit, !waiting.isEmpty {
             let transfer = waiting.removeFirst()
             guard multi.add(transfer.easy) else {
                 transfer.finish(.failure(TransportError(kind: .setupFailed, message: "libcurl could not start the transfer")))

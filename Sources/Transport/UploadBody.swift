@@ -18,14 +18,17 @@ final class UploadBody {
     private let source: Source
     /// The number of bytes to send (`Content-Length`).
     let size: Int64
+    /// Where in the file the body starts (0 but for the rest of an interrupted upload).
+    private let start: Int64
     /// The position of the next byte to send.
     private var offset: Int64 = 0
     /// Why reading failed, if it did; the transfer reports it instead of libcurl's generic error.
     private(set) var failure: TransportError?
 
-    /// Opens `path` for reading; throws `.fileUnreadable` if it is not a readable regular file, or is a symbolic link
-    /// (a body is read from the file its caller wrote, never through a link planted in its place).
-    init(filePath path: String) throws(TransportError) {
+    /// Opens `path` for reading from byte `start` on; throws `.fileUnreadable` if it is not a readable regular file, is a
+    /// symbolic link (a body is read from the file its caller wrote, never through a link planted in its place), or is
+    /// shorter than `start`.
+    init(filePath path: String, from start: Int64 = 0) throws(TransportError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
             let failure = ErrnoError(errno, .open, path: path)
@@ -37,14 +40,20 @@ final class UploadBody {
             close(descriptor)
             throw TransportError(kind: .fileUnreadable, message: "cannot upload \(path): it is not a regular file")
         }
+        guard start >= 0, start <= Int64(status.st_size) else {
+            close(descriptor)
+            throw TransportError(kind: .fileUnreadable, message: "cannot upload \(path) from byte \(start): it is shorter")
+        }
         source = .file(descriptor: descriptor, path: path)
-        size = Int64(status.st_size)
+        size = Int64(status.st_size) - start
+        self.start = start
     }
 
     /// Holds `data` to send.
     init(data: Data) {
         source = .bytes([UInt8](data))
         size = Int64(data.count)
+        start = 0
     }
 
     deinit {
@@ -65,7 +74,7 @@ final class UploadBody {
             return wanted
         case .file(let descriptor, let path):
             while true {
-                let count = pread(descriptor, buffer, wanted, off_t(offset))
+                let count = pread(descriptor, buffer, wanted, off_t(start + offset))
                 if count > 0 {
                     offset += Int64(count)
                     return count
@@ -79,9 +88,13 @@ final class UploadBody {
         }
     }
 
-    /// Moves to `position` so libcurl can resend the body (on a retried reused connection); false if out of range.
+    /// Whether `seek` may move back (see `HTTPRequest.resendsWhole`).
+    var rewindable = true
+
+    /// Moves to `position` so libcurl can resend the body (on a retried reused connection); false if out of range, or
+    /// when the body is not to be sent again.
     func seek(to position: Int64) -> Bool {
-        guard position >= 0 && position <= size else { return false }
+        guard position >= 0 && position <= size, rewindable || position == offset else { return false }
         offset = position
         return true
     }

@@ -68,8 +68,14 @@ struct SyncServer: Sendable {
     var logPath: String { directory + "/requests.jsonl" }
     var api: ServerAPI { ServerAPI(baseURL: baseURL)! }
 
-    /// The request log as it is now (an absent log is empty).
+    /// The request log as it is now (an absent log is empty), without the run's one `GET /v1/health` (the client's ask
+    /// for the server's optional requests, which the tests of other requests are not about).
     func requests() -> [LoggedRequest] {
+        allRequests().filter { !($0.method == "GET" && $0.path == "/v1/health") }
+    }
+
+    /// The whole request log as it is now.
+    func allRequests() -> [LoggedRequest] {
         guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -133,16 +139,20 @@ struct SyncServer: Sendable {
 private let quietLogger = Logger(label: "recipe-sync-tests", factory: { _ in SwiftLogNoOpLogHandler() })
 
 /// Runs `body` against a fresh in-process reference server with `faults` (the `--fault` grammar), stopped after.
+/// Without optional requests unless `features` names them: the tests written before them keep proving the requests
+/// every server answers; those of the optional requests say so.
+/// In `directory` when given (kept after: a restarted server reads what the one before left), else a fresh one.
 func withSyncServer(
-    faults: [String] = [], token: String? = nil, _ body: (SyncServer) async throws -> Void
+    faults: [String] = [], token: String? = nil, features: Set<ServerFeature> = [], directory given: String? = nil,
+    _ body: (SyncServer) async throws -> Void
 ) async throws {
-    let directory = FileManager.default.temporaryDirectory
+    let directory = given ?? FileManager.default.temporaryDirectory
         .appendingPathComponent("recipe-sync-server-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    defer { if given == nil { try? FileManager.default.removeItem(atPath: directory) } }
     let configuration = ReferenceServerConfiguration(
         dataDirectory: directory + "/data", port: 0, token: token, requestLogPath: directory + "/requests.jsonl",
-        faults: try faults.map { spec in try FaultRule.parse(spec) }, synchronousImageWrites: false)
+        faults: try faults.map { spec in try FaultRule.parse(spec) }, synchronousImageWrites: false, features: features)
     let running = try await ReferenceServer(configuration: configuration, logger: quietLogger).start()
     let server = SyncServer(running: running, directory: directory, token: token)
     do {

@@ -200,12 +200,15 @@ final class ServerProcess {
     /// `http://HOST:PORT`
     var url: String { "http://\(host):\(port)" }
 
+    /// Without optional requests unless `features` names them (`--features`): the tests written before them keep
+    /// proving the requests every server answers.
     init(data: URL, requestLog: URL, token: String? = nil, faults: [String] = [], host: String = "127.0.0.1",
-         sourceLocation: SourceLocation = #_sourceLocation) throws {
+         features: String = "none", sourceLocation: SourceLocation = #_sourceLocation) throws {
         dataDirectory = data
         requestLogURL = requestLog
         self.host = host
-        var arguments = ["--data", data.path, "--host", host, "--port", "0", "--request-log", requestLog.path, "--no-fsync"]
+        var arguments = ["--data", data.path, "--host", host, "--port", "0", "--request-log", requestLog.path, "--no-fsync",
+                         "--features", features]
         if let token { arguments += ["--token", token] }
         for fault in faults { arguments += ["--fault", fault] }
         child = try ChildProcess(
@@ -244,8 +247,14 @@ final class ServerProcess {
 
     deinit { stop() }
 
-    /// Every request logged so far, in log order.
+    /// Every request logged so far, in log order, without the clients' `GET /v1/health` (each run's ask for the
+    /// server's optional requests, which the tests of other requests are not about).
     func requests() -> [LoggedRequest] {
+        allRequests().filter { !($0.method == "GET" && $0.path == "/v1/health") }
+    }
+
+    /// Every request logged so far, in log order.
+    func allRequests() -> [LoggedRequest] {
         guard let data = FileManager.default.contents(atPath: requestLogURL.path) else { return [] }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap(LoggedRequest.parse(line:))
     }
@@ -485,12 +494,12 @@ func createdAgain(_ uuid: String, in requests: [LoggedRequest]) -> [LoggedReques
 extension Client {
     /// Starts a `recipes-server` with its data and request log in this client's folder, and points the client at it.
     func startServer(
-        log: String = "requests.log", token: String? = nil, faults: [String] = [],
+        log: String = "requests.log", token: String? = nil, faults: [String] = [], features: String = "none",
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> ServerProcess {
         let server = try ServerProcess(
             data: folder.appendingPathComponent("server"), requestLog: folder.appendingPathComponent(log),
-            token: token, faults: faults, sourceLocation: sourceLocation)
+            token: token, faults: faults, features: features, sourceLocation: sourceLocation)
         serverURL = server.url
         return server
     }

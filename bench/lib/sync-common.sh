@@ -4,15 +4,22 @@
 BUILD="${BUILD:-.build}"
 case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
 
+# BENCH_CONFIG=debug runs the debug builds instead (for a quick look on a busy machine; the figures say which build).
+BENCH_CONFIG="${BENCH_CONFIG:-release}"
+case "$BENCH_CONFIG" in
+    release) BUILD_FLAGS=(-c release --static-swift-stdlib) ;;
+    debug) BUILD_FLAGS=(-c debug) ;;
+    *) echo "$BENCH: BENCH_CONFIG must be release or debug, not \"$BENCH_CONFIG\"" >&2; exit 2 ;;
+esac
 for product in recipes recipes-server; do
-    if ! out="$(swift build -c release --static-swift-stdlib --scratch-path "$BUILD" --product "$product" 2>&1)"; then
+    if ! out="$(swift build "${BUILD_FLAGS[@]}" --scratch-path "$BUILD" --product "$product" 2>&1)"; then
         printf '%s\n' "$out" >&2
         echo "$BENCH: building $product failed (output above)" >&2
         exit 1
     fi
 done
-RECIPES="$BUILD/release/recipes"
-SERVER="$BUILD/release/recipes-server"
+RECIPES="$BUILD/$BENCH_CONFIG/recipes"
+SERVER="$BUILD/$BENCH_CONFIG/recipes-server"
 
 WORK="$(mktemp -d)"
 SERVER_PID=""

@@ -1,0 +1,113 @@
+import Locking
+import OperationEngine
+
+/// A data loader over a `Coalescer`: `load(key, send:)` waits for the batch its key travels in and returns its own
+/// answer. The first key of a window waits `window` (on the injected clock) for the others that become ready together;
+/// a full batch goes at once. Cancelling one caller cancels only its own wait; a batch none waits for any more is
+/// abandoned (its transfer cancelled).
+final class BatchLoader<Key: Sendable, Answer: Sendable>: Sendable {
+    typealias Send = @Sendable ([Key]) async throws(StepFailure) -> [Answer]
+
+    private struct State {
+        var coalescer: Coalescer<Key>
+        var waiters: [UInt64: CheckedContinuation<Answer, any Error>] = [:]
+        /// Cancelled before their continuation was registered.
+        var cancelledEarly: Set<UInt64> = []
+        /// The send of each window (the first caller's), and the tasks of batches in flight.
+        var send: Send?
+        var tasks: [UInt64: Task<Void, Never>] = [:]
+        var nextID: UInt64 = 1
+    }
+
+    private let state: Locked<State>
+    private let window: Duration
+    private let clock: any EngineClock
+
+    /// A loader of batches of at most `maxBatch` keys, gathered for `window` on `clock`.
+    init(maxBatch: Int, window: Duration, clock: any EngineClock) {
+        state = Locked(State(coalescer: Coalescer(maxBatch: maxBatch)))
+        self.window = window
+        self.clock = clock
+    }
+
+    /// The answer for `key`, sent with whatever else becomes ready within the window (by `send`, the keys in order →
+    /// one answer each, in order). Every waiter of a failed batch gets its failure.
+    func load(_ key: Key, send: @escaping Send) async throws -> Answer {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, any Error>) in
+                let arrival: Coalescer<Key>.Arrival? = state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil { return nil }
+                    state.waiters[id] = continuation
+                    if state.send == nil { state.send = send }
+                    return state.coalescer.arrive(id, key)
+                }
+                switch arrival {
+                case nil: continuation.resume(throwing: CancellationError())
+                case .openWindow?:
+                    Task { [self] in
+                        try? await clock.sleep(for: window)
+                        let batches = state.withLock { state in
+                            let batches = state.coalescer.windowEnded()
+                            let send = state.send
+                            state.send = nil
+                            return batches.map { ($0, send ?? sendOf(batch: $0)) }
+                        }
+                        for (batch, send) in batches { start(batch, send: send) }
+                    }
+                case .sendFull?:
+                    if let batch = state.withLock({ $0.coalescer.takeFull() }) { start(batch, send: send) }
+                case .wait?: break
+                }
+            }
+        } onCancel: {
+            cancel(id)
+        }
+    }
+
+    /// The send of a batch that lost its window's (never: a window always has one); fails each waiter.
+    private func sendOf(batch: (batch: UInt64, waiters: [(id: UInt64, key: Key)])) -> Send {
+        { _ throws(StepFailure) in throw StepFailure(.transient(retryAfter: nil), "the batch had no request to go in") }
+    }
+
+    private func start(_ batch: (batch: UInt64, waiters: [(id: UInt64, key: Key)]), send: @escaping Send) {
+        let task = Task { [self] in
+            let result: Result<[Answer], StepFailure>
+            do throws(StepFailure) {
+                result = .success(try await send(batch.waiters.map(\.key)))
+            } catch {
+                result = .failure(error)
+            }
+            let mismatch = StepFailure(.transient(retryAfter: nil),
+                "the server's batch answer does not have one result for each request sent")
+            let answers = state.withLock { state in
+                state.tasks[batch.batch] = nil
+                let answers = state.coalescer.answered(batch.batch, sent: batch.waiters, result: result, mismatch: mismatch)
+                return answers.compactMap { answer in state.waiters.removeValue(forKey: answer.id).map { ($0, answer.result) } }
+            }
+            for (continuation, answer) in answers { continuation.resume(with: answer.mapError { $0 as any Error }) }
+        }
+        state.withLock { state in
+            // Only while the batch still waits for an answer (a quick one may have removed itself already).
+            if state.coalescer.inFlight[batch.batch] != nil { state.tasks[batch.batch] = task }
+        }
+    }
+
+    private func cancel(_ id: UInt64) {
+        let (continuation, abandoned): (CheckedContinuation<Answer, any Error>?, Task<Void, Never>?) = state.withLock { state in
+            guard let continuation = state.waiters.removeValue(forKey: id) else {
+                state.cancelledEarly.insert(id)
+                return (nil, nil)
+            }
+            switch state.coalescer.cancel(id) {
+            case .droppedFromBatch(let batch, batchAbandoned: true): return (continuation, state.tasks.removeValue(forKey: batch))
+            case .removedBeforeSending, .droppedFromBatch, .unknown: return (continuation, nil)
+            }
+        }
+        abandoned?.cancel()
+        continuation?.resume(throwing: CancellationError())
+    }
+}

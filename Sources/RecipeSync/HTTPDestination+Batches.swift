@@ -1,0 +1,131 @@
+import Foundation
+import OperationEngine
+import RecipeModels
+import Transport
+
+/// The run's data loaders: one for image checks (`POST /v1/images/missing`), one for recipe writes
+/// (`POST /v1/recipes/batch`). Each chain still asks for its own image and writes its own recipe; what the chains ask
+/// within `window` of each other travels in one request.
+final class Batches: Sendable {
+    /// How long the first request of a window waits for others. Short: the chains whose steps become ready together
+    /// (the steps of one round of the transport thread, a claim's batch of chains starting) arrive within a
+    /// millisecond of each other, and every chain pays the window once per request, on top of a round trip.
+    static let window: Duration = .milliseconds(2)
+
+    let missing: BatchLoader<String, Bool>
+    let writes: BatchLoader<BatchWrite, HTTPResponse>
+
+    init(window: Duration, clock: any EngineClock) {
+        missing = BatchLoader(maxBatch: ServerAPI.maxMissingQuery, window: window, clock: clock)
+        writes = BatchLoader(maxBatch: ServerAPI.maxBatchWrites, window: window, clock: clock)
+    }
+}
+
+extension HTTPDestination {
+    /// The server's optional requests, asked once for the run with `GET /v1/health`. Any answer but a `200` listing
+    /// them (an older server, a proxy, a server failing now) is a server without them for this run: the requests every
+    /// server answers are always correct. Only a request without an answer is a failure (the step's own would fail too).
+    func serverFeatures() async throws -> ServerFeatures {
+        try await learned().features
+    }
+
+    /// The round trip the features' ask measured: on a connection of its own, a connect and an exchange (two round
+    /// trips). Nil when the server could not be asked.
+    func roundTrip() async -> Duration? {
+        try? await learned().roundTrip
+    }
+
+    private func learned() async throws -> FeatureCache.Learned {
+        try await features.learned { [self] in
+            let started = settings.now()
+            let response = try await send(api.health(), what: "health")
+            let roundTrip = Duration.seconds(max(0, settings.now().timeIntervalSince(started)) / 2)
+            return FeatureCache.Learned(
+                features: response.status == 200 ? ServerFeatures(healthAnswer: response.body) : .none,
+                roundTrip: roundTrip)
+        }
+    }
+
+    /// Which of `images` the server lacks, each asked in the run's next `POST /v1/images/missing`.
+    func missingInBatch(_ images: [String]) async throws -> Set<String> {
+        var missing: Set<String> = []
+        let destination = self
+        for sha256 in images {
+            let lacks = try await Self.asCancelledTransfer("image \(sha256.prefix(12))") {
+                try await batches.missing.load(sha256) { images throws(StepFailure) in try await destination.askMissing(images) }
+            }
+            if lacks { missing.insert(sha256) }
+        }
+        return missing
+    }
+
+    /// `write`'s own answer, from the run's next `POST /v1/recipes/batch`.
+    func inBatch(_ write: BatchWrite) async throws -> HTTPResponse {
+        let destination = self
+        return try await Self.asCancelledTransfer("recipe") {
+            try await batches.writes.load(write) { writes throws(StepFailure) in try await destination.sendBatch(writes) }
+        }
+    }
+
+    /// `body`, a wait in a batch, whose cancellation fails as a cancelled transfer of the chain's own request would.
+    private static func asCancelledTransfer<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch is CancellationError {
+            throw StepFailure(.permanent, "\(what): cancelled")
+        }
+    }
+
+    /// One `POST /v1/images/missing` of `images`: whether each is missing.
+    private func askMissing(_ images: [String]) async throws(StepFailure) -> [Bool] {
+        let what = "images"
+        let response = try await sendBatchRequest(api.missingImages(images), what: what)
+        guard response.status == 200 else { throw failure(response, what: what) }
+        switch ServerAPI.missingAnswer(response, asked: images) {
+        case .success(let flags): return flags
+        case .failure(let unexpected): throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
+        }
+    }
+
+    /// `POST /v1/recipes/batch` of `writes` (several, when their documents together come near the server's limit):
+    /// each write's result as its own request's answer.
+    private func sendBatch(_ writes: [BatchWrite]) async throws(StepFailure) -> [HTTPResponse] {
+        var answers: [HTTPResponse] = []
+        for part in Self.parts(of: writes) {
+            let what = "recipes"
+            let response = try await sendBatchRequest(api.recipesBatch(part), what: what)
+            guard response.status == 200 else { throw failure(response, what: what) }
+            switch ServerAPI.batchResults(response, writes: part) {
+            case .success(let results): answers += results
+            case .failure(let unexpected): throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
+            }
+        }
+        return answers
+    }
+
+    /// `writes` in consecutive parts whose documents stay under the server's body limit.
+    static func parts(of writes: [BatchWrite]) -> [[BatchWrite]] {
+        var parts: [[BatchWrite]] = []
+        var bytes = 0
+        for write in writes {
+            let size = if case .put(let prepared) = write { prepared.document.count } else { 0 }
+            if parts.isEmpty || bytes + size > ServerAPI.maxBatchDocumentBytes {
+                parts.append([])
+                bytes = 0
+            }
+            parts[parts.count - 1].append(write)
+            bytes += size
+        }
+        return parts
+    }
+
+    private func sendBatchRequest(_ request: HTTPRequest, what: String) async throws(StepFailure) -> HTTPResponse {
+        do {
+            return try await send(request, what: what)
+        } catch let failure as StepFailure {
+            throw failure
+        } catch {
+            throw StepFailure(.transient(retryAfter: nil), "\(what): \(error)")
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Locking
+import OperationEngine
+import Testing
+@testable import RecipeSync
+
+/// The data loader's bookkeeping, from tables: who goes in which batch, one answer per waiter, a failed batch fails
+/// each waiter the same way, and a cancelled waiter never takes the others' answers with it.
+@Suite("Coalescer: batches of the requests that become ready together, one answer per waiter")
+struct CoalescerTests {
+    struct Failure: Error, Equatable { let words: String }
+
+    @Test("arrivals: the first opens the window, the next wait, a full batch goes at once and the window stays open")
+    func arrivals() {
+        var coalescer = Coalescer<String>(maxBatch: 3)
+        let table: [(id: UInt64, key: String, expected: Coalescer<String>.Arrival)] = [
+            (1, "a", .openWindow), (2, "b", .wait), (3, "c", .sendFull), (4, "d", .wait),
+        ]
+        for row in table {
+            let arrival = coalescer.arrive(row.id, row.key)
+            if row.expected == .sendFull {
+                #expect(arrival == .sendFull, "arrival \(row.id)")
+                #expect(coalescer.takeFull()?.waiters.map(\.key) == ["a", "b", "c"])
+            } else {
+                #expect(arrival == row.expected, "arrival \(row.id)")
+            }
+        }
+        #expect(coalescer.takeFull() == nil, "one waiting is no full batch")
+        let ended = coalescer.windowEnded()
+        #expect(ended.map { $0.waiters.map(\.key) } == [["d"]])
+        #expect(coalescer.arrive(5, "e") == .openWindow, "after a window ended, the next arrival opens another")
+    }
+
+    @Test("a window's end sends everything waiting, in batches of at most maxBatch, in arrival order")
+    func windowSplitsIntoBatches() {
+        var coalescer = Coalescer<Int>(maxBatch: 100)
+        for id in 1...250 { _ = coalescer.arrive(UInt64(id), id) }
+        // 250 arrivals with maxBatch 100 would have said sendFull twice; here nobody took them, so the window does.
+        let batches = coalescer.windowEnded()
+        #expect(batches.map(\.waiters.count) == [100, 100, 50])
+        #expect(batches.flatMap { $0.waiters.map(\.key) } == Array(1...250))
+        #expect(Set(batches.map(\.batch)).count == 3, "each batch has its own id")
+    }
+
+    @Test("answers: each waiter gets its own, in order; a failure or an answer of the wrong length fails each the same")
+    func answers() {
+        let mismatch = Failure(words: "mismatch")
+        let cases: [(result: Result<[String], Failure>, expected: [Result<String, Failure>])] = [
+            (.success(["A", "B", "C"]), [.success("A"), .success("B"), .success("C")]),
+            (.failure(Failure(words: "reset")), Array(repeating: .failure(Failure(words: "reset")), count: 3)),
+            (.success(["A", "B"]), Array(repeating: .failure(mismatch), count: 3)),
+            (.success(["A", "B", "C", "D"]), Array(repeating: .failure(mismatch), count: 3)),
+        ]
+        for (index, row) in cases.enumerated() {
+            var coalescer = Coalescer<String>(maxBatch: 10)
+            for (id, key) in zip(UInt64(1)..., ["a", "b", "c"]) { _ = coalescer.arrive(id, key) }
+            let batch = coalescer.windowEnded()[0]
+            let answers = coalescer.answered(batch.batch, sent: batch.waiters, result: row.result, mismatch: mismatch)
+            #expect(answers.map(\.id) == [1, 2, 3], "case \(index)")
+            #expect(answers.map(\.result) == row.expected, "case \(index)")
+            #expect(coalescer.inFlight.isEmpty, "case \(index): an answered batch is no longer in flight")
+        }
+    }
+
+    @Test("cancellation: before sending it leaves the batch; after, only that waiter's answer is dropped")
+    func cancellation() {
+        var coalescer = Coalescer<String>(maxBatch: 10)
+        for (id, key) in zip(UInt64(1)..., ["a", "b", "c"]) { _ = coalescer.arrive(id, key) }
+        #expect(coalescer.cancel(2) == .removedBeforeSending)
+        let batch = coalescer.windowEnded()[0]
+        #expect(batch.waiters.map(\.key) == ["a", "c"], "a waiter cancelled before the window ended is not sent")
+        #expect(coalescer.cancel(1) == .droppedFromBatch(batch.batch, batchAbandoned: false))
+        let answers = coalescer.answered(
+            batch.batch, sent: batch.waiters, result: .success(["A", "C"]), mismatch: Failure(words: "x"))
+        #expect(answers.map(\.id) == [3] && answers.map(\.result) == [.success("C")],
+                "the waiter left gets its own answer; the cancelled one none")
+        #expect(coalescer.cancel(3) == .unknown, "an answered waiter is no longer waiting")
+
+        var alone = Coalescer<String>(maxBatch: 10)
+        _ = alone.arrive(7, "z")
+        let only = alone.windowEnded()[0]
+        #expect(alone.cancel(7) == .droppedFromBatch(only.batch, batchAbandoned: true), "nobody waits: abandon it")
+    }
+}
+
+/// The loader around the coalescer, with real tasks: concurrent loads go in one send, each gets its own answer, a
+/// failed send fails each the same way, and cancelling one load leaves the others' answers.
+@Suite("BatchLoader: concurrent loads in one send, each with its own answer")
+struct BatchLoaderTests {
+    final class Sends: Sendable {
+        let batches = Locked<[[Int]]>([])
+    }
+
+    @Test("loads that arrive within the window go in one send; each gets the answer for its own key")
+    func oneSendOwnAnswers() async throws {
+        let loader = BatchLoader<Int, String>(maxBatch: 100, window: .milliseconds(200), clock: ContinuousEngineClock())
+        let sends = Sends()
+        let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for key in 1...5 {
+                group.addTask {
+                    (key, try await loader.load(key) { keys throws(StepFailure) in
+                        sends.batches.withLock { $0.append(keys) }
+                        return keys.map { "answer \($0)" }
+                    })
+                }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        #expect(sends.batches.withLock { $0.count } == 1, "five loads within the window: one send")
+        #expect(answers == Dictionary(uniqueKeysWithValues: (1...5).map { ($0, "answer \($0)") }))
+    }
+
+    @Test("a failed send fails every load of it with the same failure")
+    func failedSend() async {
+        let loader = BatchLoader<Int, String>(maxBatch: 100, window: .milliseconds(200), clock: ContinuousEngineClock())
+        let failure = StepFailure(.transient(retryAfter: nil), "recipes: the connection was reset")
+        let results = await withTaskGroup(of: Result<String, StepFailure>.self) { group in
+            for key in 1...3 {
+                group.addTask {
+                    do {
+                        return .success(try await loader.load(key) { _ throws(StepFailure) in throw failure })
+                    } catch {
+                        return .failure(error as? StepFailure ?? StepFailure(.permanent, "other"))
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: .failure(failure), count: 3))
+    }
+
+    @Test("cancelling one load while its batch is in flight cancels only that load")
+    func cancelOne() async throws {
+        let loader = BatchLoader<Int, String>(maxBatch: 100, window: .milliseconds(100), clock: ContinuousEngineClock())
+        let release = AsyncStream<Void>.makeStream()
+        let send: BatchLoader<Int, String>.Send = { keys throws(StepFailure) in
+            for await _ in release.stream { break }
+            return keys.map { "answer \($0)" }
+        }
+        let cancelled = Task { try await loader.load(1, send: send) }
+        let kept = Task { try await loader.load(2, send: send) }
+        try await Task.sleep(for: .milliseconds(400))  // the window has ended: the batch is in flight, held by `send`
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        release.continuation.yield()
+        #expect(try await kept.value == "answer 2", "the other load still gets its own answer")
+    }
+}
