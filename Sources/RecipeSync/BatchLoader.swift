@@ -37,6 +37,9 @@ final class BatchLoader<Key: Sendable, Answer: Sendable>: Sendable {
             defer { state.nextID += 1 }
             return state.nextID
         }
+        // A cancellation that came after this wait ended (answered or failed) left its id in `cancelledEarly`: once
+        // the handler is gone, no cancellation can come any more, and the id goes too.
+        defer { state.withLock { _ = $0.cancelledEarly.remove(id) } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, any Error>) in
                 let arrival: Coalescer<Key>.Arrival? = state.withLock { state in
