@@ -62,12 +62,12 @@ struct CommandContext {
     }
 
     /// An exit status passes through; anything else is printed as one `recipes: …` line (control characters of a
-    /// path or a server's message shown as spaces) and becomes exit status 1 (a `CommandLineError`'s own status).
+    /// path or a server's message shown as spaces) and becomes exit status 1.
     private func report(_ error: any Error) -> any Error {
         if let exit = error as? ExitCode { return exit }
         let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
         console.err("recipes: \(TerminalText.clean(message))\n")
-        return ExitCode((error as? CommandLineError)?.exitStatus ?? ExitCode.failure.rawValue)
+        return ExitCode.failure
     }
 }
 

@@ -5,15 +5,8 @@ public struct CommandLineError: Error, LocalizedError, Sendable, Equatable {
     /// The one-line message.
     public var message: String
 
-    /// The exit status of a command that stops on it: 1, or 78 for a configuration this build cannot act on
-    /// (EX_CONFIG of sysexits.h).
-    public var exitStatus: Int32
-
-    /// Creates an error with a one-line message and its exit status.
-    public init(_ message: String, exitStatus: Int32 = 1) {
-        self.message = message
-        self.exitStatus = exitStatus
-    }
+    /// Creates an error with a one-line message.
+    public init(_ message: String) { self.message = message }
 
     /// The one-line message.
     public var errorDescription: String? { message }

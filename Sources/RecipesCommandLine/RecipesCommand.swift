@@ -17,8 +17,8 @@ public struct RecipesCommand: AsyncParsableCommand {
             shows one's usage, e.g. `recipes new Pizza`, `recipes ingredient add 3 500 g flour`. Wherever a recipe's id \
             goes, its uuid or the start of it (as `recipes status` shows it) names it on every device.
 
-            Exit status: 0 success, 1 failure, 64 usage error; `recipes sync` also 75 (work still waiting), \
-            77 (the server refused the credentials) and 78 (a server.kind this build does not sync with).
+            Exit status: 0 success, 1 failure, 64 usage error; `recipes sync` also 75 (work still waiting) and \
+            77 (the server refused the credentials).
             """,
         version: version,
         subcommands: [
