@@ -10,7 +10,8 @@ public struct SyncOptions: Sendable, Equatable {
     /// How many recipes upload at once on a link with a short round trip (the connections a run starts with).
     public var jobs: Int
     /// The most connections a run opens to its server: on a long round trip it opens more than `jobs`
-    /// (`ConnectionPlan`), never more than this.
+    /// (`ConnectionPlan`), never more than this. A number of jobs the user chose for this run (`--jobs`) is exact:
+    /// `maxConnections` is then `jobs`.
     public var maxConnections: Int = 16
     /// The longest retry wait slept out inside the run; a longer one is recorded for a later run.
     public var maxWait: Duration
@@ -44,6 +45,14 @@ public struct SyncOptions: Sendable, Equatable {
 
     /// The most transfers the run's client may run at once: `maxConnections`, or `jobs` when more.
     public var connectionCeiling: Int { max(jobs, maxConnections) }
+
+    /// These options with exactly `jobs` transfers at once, whatever the link (`recipes sync --jobs N`).
+    public func exactly(jobs: Int) -> SyncOptions {
+        var options = self
+        options.jobs = max(1, jobs)
+        options.maxConnections = options.jobs
+        return options
+    }
 
     /// Whether the run pulls.
     public var pulls: Bool { direction != .pushOnly }

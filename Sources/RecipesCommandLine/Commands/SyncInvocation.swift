@@ -68,10 +68,13 @@ struct SyncInvocation: Equatable {
     }
 
     /// The run's options, the recipes named by uuid found by their ids in `store`.
+    /// `--jobs N` is exactly N transfers at once; without it, `sync.jobs` is where a run starts, and a long round trip
+    /// opens more (`ConnectionPlan`).
     private func options(jobs configuredJobs: Int, store: RecipeStore) throws -> SyncOptions {
-        SyncOptions(
-            ids: try ids.map(store.recipeIDs), jobs: jobs ?? configuredJobs, maxWait: .milliseconds(Int64(maxWait * 1000)),
+        let options = SyncOptions(
+            ids: try ids.map(store.recipeIDs), jobs: configuredJobs, maxWait: .milliseconds(Int64(maxWait * 1000)),
             waitForNetwork: .milliseconds(Int64(waitForNetwork * 1000)), direction: direction)
+        return jobs.map { options.exactly(jobs: $0) } ?? options
     }
 
     private func run(context: CommandContext, store: RecipeStore, settings: SyncSettings, jobs configuredJobs: Int) async throws -> SyncSummary {
