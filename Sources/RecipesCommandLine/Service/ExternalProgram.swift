@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// A program found on `PATH` and run to its end with its standard streams on unlinked temporary files (so that no
-/// amount of output can block it or this process): `systemctl` and `loginctl` for `recipes service`.
+/// amount of output can block it or this process, and a program that exits early cannot signal it): `systemctl` and
+/// `loginctl` for `recipes service`, `crontab` for `recipes cron`.
 struct ExternalProgram {
     /// The program's path.
     let url: URL
@@ -16,10 +17,13 @@ struct ExternalProgram {
     struct Answer: Equatable {
         /// The exit status (128 + the signal when one ended it).
         var status: Int32
-        /// Its standard output, as text.
-        var output: String
+        /// Its standard output, byte for byte.
+        var bytes: [UInt8]
         /// Its standard error, as text.
         var errors: String
+
+        /// Its standard output, as text.
+        var output: String { String(decoding: bytes, as: UTF8.self) }
 
         /// Standard error (else output) on one line, for a message.
         var message: String {
@@ -43,26 +47,26 @@ struct ExternalProgram {
         self.environment = environment
     }
 
-    /// Runs the program with `arguments` and waits for it.
-    func run(_ arguments: [String]) throws(CommandLineError) -> Answer {
+    /// Runs the program with `arguments` and `input` on its standard input, and waits for it.
+    func run(_ arguments: [String], input: [UInt8] = []) throws(CommandLineError) -> Answer {
         do {
-            let stdout = try ScratchFile(), stderr = try ScratchFile()
+            let stdin = try ScratchFile(), stdout = try ScratchFile(), stderr = try ScratchFile()
+            try stdin.handle.write(contentsOf: Data(input))
+            try stdin.rewind()
             let process = Process()
             process.executableURL = url
             process.arguments = arguments
             process.environment = environment
-            process.standardInput = FileHandle.nullDevice
+            process.standardInput = stdin.handle
             process.standardOutput = stdout.handle
             process.standardError = stderr.handle
             try process.run()
             process.waitUntilExit()
             let status = process.terminationReason == .uncaughtSignal
                 ? 128 + process.terminationStatus : process.terminationStatus
-            return Answer(
-                status: status, output: String(decoding: try stdout.contents(), as: UTF8.self),
-                errors: String(decoding: try stderr.contents(), as: UTF8.self))
+            return Answer(status: status, bytes: try stdout.contents(), errors: String(decoding: try stderr.contents(), as: UTF8.self))
         } catch {
-            throw CommandLineError("could not run \(url.path) \(arguments.joined(separator: " ")): \(Crontab.describe(error))")
+            throw CommandLineError("could not run \(url.path) \(arguments.joined(separator: " ")): \(Self.describe(error))")
         }
     }
 }
@@ -79,9 +83,21 @@ private final class ScratchFile {
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
+    /// Moves back to the start of the file.
+    func rewind() throws {
+        guard lseek(handle.fileDescriptor, 0, SEEK_SET) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
     /// Everything the file holds.
     func contents() throws -> [UInt8] {
-        guard lseek(handle.fileDescriptor, 0, SEEK_SET) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        try rewind()
         return Array(try handle.readToEnd() ?? Data())
+    }
+}
+
+extension ExternalProgram {
+    /// An error as the words of its `errno` when it has one, else its description.
+    static func describe(_ error: any Error) -> String {
+        ErrnoError.code(of: error).map(ErrnoError.describe) ?? (error as NSError).localizedDescription
     }
 }

@@ -53,7 +53,7 @@ struct UserUnitFolder {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
-            throw CommandLineError("cannot create \(url.path): \(Crontab.describe(error))")
+            throw CommandLineError("cannot create \(url.path): \(ExternalProgram.describe(error))")
         }
         let before = self.files(ofHome: home)
         var written: [String] = []
