@@ -73,7 +73,9 @@ public final class SyncRun: Sendable {
         let due = try options.pushes && (options.ids != nil || store.hasDueWork(at: now))
         let pulls = options.pulls && settings.api != nil
         // libcurl loads and sets up TLS (a few milliseconds) on a thread of its own while the garbage is collected.
-        if due || pulls, settings.api != nil { HTTPClient.prepare() }
+        let preparing = (due || pulls) && settings.api != nil
+        if preparing { HTTPClient.prepare() }
+        defer { if preparing { HTTPClient.finishPreparing() } }
         try collectGarbage(now: now)
         if options.ids == nil, options.pushes {
             // Recipes in backoff are not claimed by this run: reported once, counted as still waiting; failed and

@@ -42,6 +42,13 @@ public final class HTTPClient: Sendable {
         Thread.detachNewThread { try? CurlGlobal.ensureInitialised() }
     }
 
+    /// Waits until a `prepare()` started earlier has finished (at once when it has): a process must not exit while
+    /// libcurl's initialisation runs on another thread, as its exit handlers would tear OpenSSL and libldap down
+    /// under that thread (a crash at exit, seen as exit 139 of an offline `recipes sync`).
+    public static func finishPreparing() {
+        try? CurlGlobal.ensureInitialised()
+    }
+
     /// Runs at most `count` transfers at once from now on, never more than the configuration's
     /// `maxConcurrentTransfers` (the ceiling; a client starts at it): for a caller that adapts its connections to the
     /// link it measures (`ConnectionPlan`).
