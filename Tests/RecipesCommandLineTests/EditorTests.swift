@@ -5,11 +5,15 @@ import Testing
 @testable import RecipeStore
 
 /// An editor script in `dir`: `body` is shell run with the card's path in $1.
+///
+/// The editor command is `/bin/sh <script>`: sh reads the script rather than executing it, since executing a file just
+/// written fails with "Text file busy" when another test forks at that moment (the child holds the write descriptor
+/// until its own exec).
 func editorScript(_ dir: TemporaryDirectory, _ name: String, _ body: String) throws -> String {
     let path = dir.url.appendingPathComponent(name).path
     try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
     chmod(path, 0o755)
-    return path
+    return "/bin/sh " + path
 }
 
 @Suite("recipes edit <id>: the recipe card in $EDITOR, driven by a script")
