@@ -44,7 +44,8 @@ extension ProcedureQueue {
             if let first { keysGranted(to: first, in: &state, opens: &opens) }
             for granted in more { keysGranted(to: granted, in: &state, opens: &opens) }
             if holdsSlot {
-                if takeNext, let grant = state.popReady() {
+                // Only within the bound: after `setMaxConcurrentProcedures` lowered it, the slot is given back.
+                if takeNext, state.running <= max, let grant = state.popReady() {
                     // The slot goes to the best waiter: this task drives it if it needs a driver.
                     switch grant {
                     case .spawn(let procedure): next = procedure

@@ -25,8 +25,10 @@ import Synchronization
 /// The queue's work is split by stage: admission (`add`), readiness (keys, dependencies, conditions, slots),
 /// driving (attempts and retries), completion, groups and events, each in its own file.
 public final class ProcedureQueue: Sendable {
-    /// The most procedures executing at once.
-    public let maxConcurrentProcedures: Int
+    /// The most procedures executing at once (`NSOperationQueue`'s `maxConcurrentOperationCount`); a caller that
+    /// learns more about its resources changes it with `setMaxConcurrentProcedures`.
+    public var maxConcurrentProcedures: Int { concurrencyLimit.load(ordering: .relaxed) }
+    private let concurrencyLimit: Atomic<Int>
     /// The clock for backoff and network waits.
     public let clock: any EngineClock
     /// The source of jitter.
@@ -49,10 +51,20 @@ public final class ProcedureQueue: Sendable {
         random: any RandomSource = SystemRandomSource(),
         taskExecutor: (any TaskExecutor)? = nil
     ) {
-        self.maxConcurrentProcedures = max(1, maxConcurrentProcedures)
+        concurrencyLimit = Atomic(max(1, maxConcurrentProcedures))
         self.clock = clock
         self.random = random
         self.taskExecutor = taskExecutor
+    }
+
+    /// From now on at most `count` procedures (at least one) execute at once. Raising it starts ready procedures at
+    /// once; lowering it lets those executing finish and starts none until fewer than `count` execute.
+    public func setMaxConcurrentProcedures(_ count: Int) {
+        let limit = max(1, count)
+        perform(state.withLock { state in
+            concurrencyLimit.store(limit, ordering: .relaxed)
+            return state.grantSlots(max: limit)
+        })
     }
 
     // MARK: Cancelling and waiting

@@ -17,15 +17,32 @@ final class BatchLoader<Key: Sendable, Answer: Sendable>: Sendable {
         var send: Send?
         var tasks: [UInt64: Task<Void, Never>] = [:]
         var nextID: UInt64 = 1
+
+        /// The send of a batch without a window's (never: a waiter always arrives with its send); fails each waiter.
+        static func noSend(_ keys: [Key]) async throws(StepFailure) -> [Answer] {
+            throw StepFailure(.transient(retryAfter: nil), "the batch had no request to go in")
+        }
+
+        /// `batches` the coalescer let go, each with the send of the window's first caller (kept while any waits).
+        mutating func take(_ batches: [Batch]) -> [(Batch, Send)] {
+            // Not `??`: Swift 6.3's SIL generation crashes on an autoclosure of a typed-throws function.
+            var send: Send = State.noSend
+            if let kept = self.send { send = kept }
+            if coalescer.pending.isEmpty { self.send = nil }
+            return batches.map { ($0, send) }
+        }
     }
+    typealias Batch = (batch: UInt64, waiters: [(id: UInt64, key: Key)])
+
 
     private let state: Locked<State>
     private let window: Duration
     private let clock: any EngineClock
 
-    /// A loader of batches of at most `maxBatch` keys, gathered for `window` on `clock`.
-    init(maxBatch: Int, window: Duration, clock: any EngineClock) {
-        state = Locked(State(coalescer: Coalescer(maxBatch: maxBatch)))
+    /// A loader of batches of at most `maxBatch` keys, gathered for `window` on `clock`, at most `maxInFlight` of them
+    /// in flight (the rest waits for an answer: `Coalescer`).
+    init(maxBatch: Int, maxInFlight: Int = .max, window: Duration, clock: any EngineClock) {
+        state = Locked(State(coalescer: Coalescer(maxBatch: maxBatch, maxInFlight: maxInFlight)))
         self.window = window
         self.clock = clock
     }
@@ -53,16 +70,12 @@ final class BatchLoader<Key: Sendable, Answer: Sendable>: Sendable {
                 case .openWindow?:
                     Task { [self] in
                         try? await clock.sleep(for: window)
-                        let batches = state.withLock { state in
-                            let batches = state.coalescer.windowEnded()
-                            let send = state.send
-                            state.send = nil
-                            return batches.map { ($0, send ?? sendOf(batch: $0)) }
-                        }
+                        let batches = state.withLock { state in state.take(state.coalescer.windowEnded()) }
                         for (batch, send) in batches { start(batch, send: send) }
                     }
                 case .sendFull?:
-                    if let batch = state.withLock({ $0.coalescer.takeFull() }) { start(batch, send: send) }
+                    let full = state.withLock { state in state.coalescer.takeFull().map { state.take([$0]) } ?? [] }
+                    for (batch, send) in full { start(batch, send: send) }
                 case .wait?: break
                 }
             }
@@ -71,12 +84,8 @@ final class BatchLoader<Key: Sendable, Answer: Sendable>: Sendable {
         }
     }
 
-    /// The send of a batch that lost its window's (never: a window always has one); fails each waiter.
-    private func sendOf(batch: (batch: UInt64, waiters: [(id: UInt64, key: Key)])) -> Send {
-        { _ throws(StepFailure) in throw StepFailure(.transient(retryAfter: nil), "the batch had no request to go in") }
-    }
 
-    private func start(_ batch: (batch: UInt64, waiters: [(id: UInt64, key: Key)]), send: @escaping Send) {
+    private func start(_ batch: Batch, send: @escaping Send) {
         let task = Task { [self] in
             let result: Result<[Answer], StepFailure>
             do throws(StepFailure) {
@@ -86,11 +95,14 @@ final class BatchLoader<Key: Sendable, Answer: Sendable>: Sendable {
             }
             let mismatch = StepFailure(.transient(retryAfter: nil),
                 "the server's batch answer does not have one result for each request sent")
-            let answers = state.withLock { state in
+            let (answers, released) = state.withLock { state in
                 state.tasks[batch.batch] = nil
                 let answers = state.coalescer.answered(batch.batch, sent: batch.waiters, result: result, mismatch: mismatch)
-                return answers.compactMap { answer in state.waiters.removeValue(forKey: answer.id).map { ($0, answer.result) } }
+                return (
+                    answers.compactMap { answer in state.waiters.removeValue(forKey: answer.id).map { ($0, answer.result) } },
+                    state.take(state.coalescer.released()))
             }
+            for (next, send) in released { start(next, send: send) }
             for (continuation, answer) in answers { continuation.resume(with: answer.mapError { $0 as any Error }) }
         }
         state.withLock { state in

@@ -16,8 +16,9 @@ struct ChainFeeder: Sendable {
     let registry: ChainRegistry
     let reports: RunReports
 
-    /// The most chains unfinished at once.
-    var window: Int { max(options.jobs * 16, 64) }
+    /// The most chains unfinished at once, for a queue running `steps` steps at once: eight per step (a link with a
+    /// long round trip runs more steps, and needs as many more recipes under way to keep them busy).
+    static func window(steps: Int) -> Int { max(steps * 8, 64) }
 
     /// Claims the recipes asked for, or up to `count` due recipes after id `after`.
     private func claim(_ count: Int, after: Int64) throws -> ClaimBatch {
@@ -34,11 +35,16 @@ struct ChainFeeder: Sendable {
     }
 
     /// Feeds `queue` until every due recipe has its chain (or the run stopped), then waits for the chains to end.
-    /// `start` makes the chain of a claim (its group, which concludes the recipe when it finishes, also when it was
-    /// stopped before it began).
-    func feed(_ queue: ProcedureQueue, start: @escaping @Sendable (SyncClaim) -> AnyProcedure) async throws {
+    /// `anticipate` hears each claimed batch before its chains start (the destination asks about their images at
+    /// once); `start` makes the chain of a claim (its group, which concludes the recipe when it finishes, also when it
+    /// was stopped before it began).
+    func feed(
+        _ queue: ProcedureQueue, anticipate: @escaping @Sendable ([SyncClaim]) -> Void = { _ in },
+        start: @escaping @Sendable (SyncClaim) -> AnyProcedure
+    ) async throws {
         let cursor = Locked<(after: Int64, done: Bool)>((0, false))
         // A chain is its group and up to two steps: the window is counted in procedures.
+        let window = Self.window(steps: queue.maxConcurrentProcedures)
         try await queue.feed(window: 3 * window, batch: window / 2) { count in
             // Batches of busy recipes only go on to the next batch: an empty answer would end the feed.
             while true {
@@ -47,7 +53,10 @@ struct ChainFeeder: Sendable {
                 let batch = try claim(count, after: after)
                 cursor.withLock { $0 = (batch.cursor, options.ids != nil || batch.isExhausted) }
                 for busy in batch.busy { reports.reportBusy(busy) }
-                if !batch.claims.isEmpty { return batch.claims.map(start) }
+                if !batch.claims.isEmpty {
+                    anticipate(batch.claims)
+                    return batch.claims.map(start)
+                }
             }
         }
         await queue.waitUntilAllFinished()

@@ -2,7 +2,11 @@
 /// chain gets its own answer (docs/sync-engine.md, "How the chains' requests travel"). A plain state machine: who
 /// waits, which batch each waiter went in, what a batch's answer means for each waiter; `BatchLoader` does the I/O.
 ///
-/// The first arrival opens a short window; the window's end (or a full batch) sends what waits. A failed batch fails
+/// The first arrival opens a short window; the window's end (or a full batch) sends what waits — unless `maxInFlight`
+/// batches are in flight already: then what waits is held and goes when one of them is answered, as Nagle's algorithm
+/// holds small segments while one is unacknowledged. On a long round trip the requests that become ready during one
+/// batch's round trip then travel together, and the small requests never take more than `maxInFlight` of the
+/// connections the large transfers need; on loopback a batch is answered at once and nothing waits. A failed batch fails
 /// each of its waiters the same way; a waiter cancelled before its batch left is taken out of it, one cancelled after
 /// is only forgotten (the others still get their answers), and a batch whose every waiter is gone may be abandoned.
 struct Coalescer<Key: Sendable>: Sendable {
@@ -28,21 +32,26 @@ struct Coalescer<Key: Sendable>: Sendable {
 
     /// At most this many keys per batch (the server's limit).
     let maxBatch: Int
+    /// At most this many batches in flight; more waits for an answer (a full batch goes regardless).
+    let maxInFlight: Int
     private(set) var pending: [(id: UInt64, key: Key)] = []
     private(set) var windowOpen = false
+    /// A window ended while `maxInFlight` batches were in flight: what waits goes with the next answer.
+    private(set) var held = false
     /// The waiters of each batch in flight, by batch id.
     private(set) var inFlight: [UInt64: Set<UInt64>] = [:]
     private var nextBatch: UInt64 = 1
 
-    init(maxBatch: Int) {
+    init(maxBatch: Int, maxInFlight: Int = .max) {
         self.maxBatch = max(1, maxBatch)
+        self.maxInFlight = max(1, maxInFlight)
     }
 
     /// Waiter `id` asks for `key`.
     mutating func arrive(_ id: UInt64, _ key: Key) -> Arrival {
         pending.append((id, key))
         if pending.count >= maxBatch { return .sendFull }
-        if windowOpen { return .wait }
+        if windowOpen || held { return .wait }
         windowOpen = true
         return .openWindow
     }
@@ -55,9 +64,26 @@ struct Coalescer<Key: Sendable>: Sendable {
         return (start(taken), taken)
     }
 
-    /// The window ended: every waiter left goes, in batches of at most `maxBatch`.
+    /// The window ended: every waiter left goes, in batches of at most `maxBatch` — or, with `maxInFlight` batches in
+    /// flight, is held for `released()`.
     mutating func windowEnded() -> [(batch: UInt64, waiters: [(id: UInt64, key: Key)])] {
         windowOpen = false
+        if inFlight.count >= maxInFlight, !pending.isEmpty {
+            held = true
+            return []
+        }
+        return takeAll()
+    }
+
+    /// What a held window sends now that a batch was answered (call after `answered`): everything waiting, in batches
+    /// of at most `maxBatch`; nothing when nothing is held or `maxInFlight` batches are still in flight.
+    mutating func released() -> [(batch: UInt64, waiters: [(id: UInt64, key: Key)])] {
+        guard held, inFlight.count < maxInFlight else { return [] }
+        held = false
+        return takeAll()
+    }
+
+    private mutating func takeAll() -> [(batch: UInt64, waiters: [(id: UInt64, key: Key)])] {
         var batches: [(batch: UInt64, waiters: [(id: UInt64, key: Key)])] = []
         while !pending.isEmpty {
             let taken = Array(pending.prefix(maxBatch))

@@ -62,11 +62,18 @@ protocol Destination: Sendable {
     /// The round trip to the destination as its first request measured it, for the run to choose its connections
     /// (`ConnectionPlan`); nil when not measured (the run keeps `--jobs`).
     func roundTrip() async -> Duration?
+
+    /// The run is about to send `images` (SHA-256s of the recipes it just claimed): a destination that can ask about
+    /// many at once starts asking now, for `missingImages` to find the answers.
+    func anticipate(images: [String])
 }
 
 extension Destination {
     /// Not measured: the run keeps `--jobs` connections.
     func roundTrip() async -> Duration? { nil }
+
+    /// Nothing asked ahead: each chain asks when its step runs.
+    func anticipate(images: [String]) {}
 }
 
 /// A recipe write as it will be sent: the bytes kept in the outbox, for the destination to send.

@@ -12,12 +12,20 @@ final class Batches: Sendable {
     /// millisecond of each other, and every chain pays the window once per request, on top of a round trip.
     static let window: Duration = .milliseconds(2)
 
+    /// At most this many batches of a kind in flight: what becomes ready meanwhile waits for one of them to be
+    /// answered and then travels together (`Coalescer`). On a long round trip this is what fills the batches (the
+    /// window alone gathers only what is ready within 2 ms) and keeps the small requests off most of the connections
+    /// the image bytes need; two, so that one slow batch does not hold every chain.
+    static let maxInFlight = 2
+
     let missing: BatchLoader<String, Bool>
     let writes: BatchLoader<BatchWrite, HTTPResponse>
 
     init(window: Duration, clock: any EngineClock) {
-        missing = BatchLoader(maxBatch: ServerAPI.maxMissingQuery, window: window, clock: clock)
-        writes = BatchLoader(maxBatch: ServerAPI.maxBatchWrites, window: window, clock: clock)
+        missing = BatchLoader(
+            maxBatch: ServerAPI.maxMissingQuery, maxInFlight: Self.maxInFlight, window: window, clock: clock)
+        writes = BatchLoader(
+            maxBatch: ServerAPI.maxBatchWrites, maxInFlight: Self.maxInFlight, window: window, clock: clock)
     }
 }
 
@@ -46,17 +54,39 @@ extension HTTPDestination {
         }
     }
 
-    /// Which of `images` the server lacks, each asked in the run's next `POST /v1/images/missing`.
+    /// Which of `images` the server lacks: as asked ahead for the claimed batch (`anticipate`), else each asked in the
+    /// run's next `POST /v1/images/missing`.
     func missingInBatch(_ images: [String]) async throws -> Set<String> {
         var missing: Set<String> = []
         let destination = self
         for sha256 in images {
+            let known = await checksAhead.take(sha256)
             let lacks = try await Self.asCancelledTransfer("image \(sha256.prefix(12))") {
-                try await batches.missing.load(sha256) { images throws(StepFailure) in try await destination.askMissing(images) }
+                if let known { return known }
+                return try await batches.missing.load(sha256) { images throws(StepFailure) in
+                    try await destination.askMissing(images)
+                }
             }
             if lacks { missing.insert(sha256) }
         }
         return missing
+    }
+
+    /// Starts asking, in one `POST /v1/images/missing` (per `ServerAPI.maxMissingQuery`), about the images of the
+    /// recipes the run just claimed, when the server lists `images-missing`.
+    func anticipate(images: [String]) {
+        guard !images.isEmpty else { return }
+        let destination = self
+        checksAhead.ask(images) { images in
+            guard (try? await destination.serverFeatures())?.imagesMissing == true else { return nil }
+            var answers: [Bool] = []
+            for start in stride(from: 0, to: images.count, by: ServerAPI.maxMissingQuery) {
+                let part = Array(images[start..<min(start + ServerAPI.maxMissingQuery, images.count)])
+                guard let flags = try? await destination.askMissing(part) else { return nil }
+                answers += flags
+            }
+            return answers
+        }
     }
 
     /// `write`'s own answer, from the run's next `POST /v1/recipes/batch`.

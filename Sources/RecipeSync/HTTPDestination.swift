@@ -22,6 +22,8 @@ struct HTTPDestination: Destination {
     let batches: Batches
     /// The images whose upload was cut in this run (their next attempt asks what the server kept).
     let cutUploads = CutUploads()
+    /// The image checks asked for each batch of claimed recipes before their chains run.
+    let checksAhead = ChecksAhead()
 
     init(api: ServerAPI, client: HTTPClient, reachability: Reachability, settings: SyncSettings,
          window: Duration = Batches.window, windowClock: any EngineClock = ContinuousEngineClock()) {

@@ -37,8 +37,11 @@ extension ServerAPI {
     /// `POST /v1/images/missing` asking about `images` (SHA-256s, at most `maxMissingQuery`).
     func missingImages(_ images: [String]) -> HTTPRequest {
         let body = try? JSONSerialization.data(withJSONObject: ["sha256": images])
-        return HTTPRequest(method: .post, url: "\(baseURL)/v1/images/missing",
-                           body: .data(body ?? Data(), contentType: "application/json"), answerDeadline: Self.answerDeadline)
+        var request = HTTPRequest(method: .post, url: "\(baseURL)/v1/images/missing",
+                                  body: .data(body ?? Data(), contentType: "application/json"),
+                                  answerDeadline: Self.answerDeadline)
+        request.startsAhead = true   // many chains wait for its answer
+        return request
     }
 
     /// `POST /v1/recipes/batch` of `writes` (at most `maxBatchWrites`), each document as its bytes stand in the outbox.
@@ -59,8 +62,10 @@ extension ServerAPI {
             body.append(UInt8(ascii: "}"))
         }
         body.append(contentsOf: Data("]}".utf8))
-        return HTTPRequest(method: .post, url: "\(baseURL)/v1/recipes/batch",
-                           body: .data(body, contentType: "application/json"), answerDeadline: Self.answerDeadline)
+        var request = HTTPRequest(method: .post, url: "\(baseURL)/v1/recipes/batch",
+                                  body: .data(body, contentType: "application/json"), answerDeadline: Self.answerDeadline)
+        request.startsAhead = true   // many chains wait for its answer
+        return request
     }
 
     /// Which of `asked` a `200 {"missing":[…]}` answer says the server lacks, one flag per name asked; an answer that

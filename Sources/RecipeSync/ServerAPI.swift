@@ -105,7 +105,9 @@ public struct ServerAPI: Sendable, Equatable {
     /// an empty answer until a change exists or the time has passed (the long poll of `recipes sync --watch`).
     public func changes(since: Int64, limit: Int, wait: Int? = nil) -> HTTPRequest {
         let held = wait.map { "&wait=\(min(max(0, $0), 60))" } ?? ""
-        return HTTPRequest(method: .get, url: "\(baseURL)/v1/changes?since=\(since)&limit=\(limit)\(held)")
+        var request = HTTPRequest(method: .get, url: "\(baseURL)/v1/changes?since=\(since)&limit=\(limit)\(held)")
+        request.startsAhead = true   // a pull's next page goes before the downloads of the page before
+        return request
     }
 
     /// The URL of recipe `uuid`.

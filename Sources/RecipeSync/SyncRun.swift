@@ -121,16 +121,24 @@ public final class SyncRun: Sendable {
                 requests: MealieDestinationRequests(server: server, client: client, token: settings.token, now: settings.now),
                 store: store, state: MealieRunState())
         }
-        // The link decides how many transfers run at once (`ConnectionPlan`: more on a long round trip, at most
-        // `maxConnections`); twice as many steps run at once, so that a step's database commit and outbox file are
-        // prepared while other recipes' bytes are on the wire.
-        let connections = ConnectionPlan.connections(
-            roundTrip: await destination.roundTrip(), bytesPerSecond: nil, floor: options.jobs,
-            ceiling: options.connectionCeiling)
-        client.setConcurrentTransfers(connections)
+        // Twice as many steps as transfers run at once, so that a step's database commit and outbox file are prepared
+        // while other recipes' bytes are on the wire.
         let queue = ProcedureQueue(
-            maxConcurrentProcedures: connections * 2, clock: settings.clock, random: settings.random,
+            maxConcurrentProcedures: options.jobs * 2, clock: settings.clock, random: settings.random,
             taskExecutor: client.taskExecutor)
+        // The link decides how many transfers run at once (`ConnectionPlan`: more on a long round trip, at most
+        // `maxConnections`), from the round trip of the destination's first request, which goes beside the pull's
+        // first page rather than before it; the push waits for the plan.
+        let measured = Locked<Duration?>(nil)
+        let planning = Task {
+            let roundTrip = await destination.roundTrip()
+            measured.withLock { $0 = roundTrip }
+            let connections = ConnectionPlan.connections(
+                roundTrip: roundTrip, bytesPerSecond: nil, floor: options.jobs, ceiling: options.connectionCeiling)
+            client.setConcurrentTransfers(connections)
+            queue.setMaxConcurrentProcedures(connections * 4)
+        }
+        defer { planning.cancel() }
         let steps = ChainSteps(
             destination: destination, store: store, settings: settings, outbox: outbox, recorder: recorder,
             poller: poller, report: { claim, step, words in
@@ -149,11 +157,14 @@ public final class SyncRun: Sendable {
         do {
             let pull = PullRun(
                 store: store, settings: settings, steps: steps, queue: queue, registry: registry, parts: parts,
-                tally: tally, emit: emit)
+                tally: tally, emit: emit, roundTrip: { measured.withLock { $0 } })
             if pulls { _ = try await pull.run() }
             // A merge leaves its draft pending: it goes to the server in the same run.
             if options.pushes, !registry.isStopped, try options.ids != nil || store.hasDueWork(at: settings.now()) {
-                try await feeder.feed(queue) { claim in
+                await withTaskCancellationHandler { await planning.value } onCancel: { planning.cancel() }
+                try await feeder.feed(queue, anticipate: { claims in
+                    destination.anticipate(images: claims.compactMap { $0.imageToSend?.sha256 })
+                }) { claim in
                     let chain = UploadChain(claim, parts)
                     return self.start(chain.group, of: claim, ending: chain.ending, parts: parts, queue: queue)
                 }

@@ -21,6 +21,8 @@ final class CurlTransfer: @unchecked Sendable {
     let method: HTTPMethod
     /// The URL, for error messages.
     let url: String
+    /// Whether it starts before the other waiting transfers (`HTTPRequest.startsAhead`).
+    let startsAhead: Bool
     /// Replaces the token in any message that might quote it.
     private let redaction: String?
     /// Called on the loop's thread as the body goes out.
@@ -68,6 +70,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.id = id
         self.sink = sink
         self.method = request.method
+        startsAhead = request.startsAhead
         self.url = request.url
         self.redaction = settings.bearerToken
         self.progress = progress

@@ -15,6 +15,9 @@ public struct HTTPRequest: Sendable, Equatable {
     /// answer (its transparent retry): false for an upload whose caller resumes it from what the server kept instead of
     /// sending it all again.
     public var resendsWhole = true
+    /// Whether it starts before the transfers already waiting for a slot: for a small request whose answer many
+    /// callers wait for (a batch), which should not queue behind a window of large uploads.
+    public var startsAhead = false
 
     /// Creates a request.
     public init(

@@ -44,7 +44,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     // Loop-thread state.
     private var active: [UInt64: CurlTransfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
-    private var waiting: [CurlTransfer] = []
+    private var waiting = WaitingLine<CurlTransfer>()
 
     /// Creates the loop and starts its thread.
     init(maxConcurrent: Int, maxConnections: Int, haltingStatuses: Set<Int> = []) throws(TransportError) {
@@ -199,9 +199,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     /// Stops starting transfers: those waiting fail at once, and so will any added later.
     private func halt() {
         halted = true
-        let unsent = waiting
-        waiting.removeAll()
-        for transfer in unsent { transfer.finish(.failure(Self.haltedError)) }
+        for transfer in waiting.removeAll() { transfer.finish(.failure(Self.haltedError)) }
     }
 
     private static let haltedError = TransportError(
@@ -215,15 +213,15 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
             } else if transfer.cancelRequested.load(ordering: .sequentiallyConsistent) {
                 transfer.finish(.failure(.cancelled()))
             } else {
-                waiting.append(transfer)
+                waiting.append(transfer, ahead: transfer.startsAhead)
             }
         case .cancel(let id):
             if let transfer = active.removeValue(forKey: id) {
                 byHandle[transfer.easy.handle] = nil
                 multi.remove(transfer.easy) // aborts the transfer and closes its connection
                 transfer.finish(.failure(.cancelled()))
-            } else if let index = waiting.firstIndex(where: { $0.id == id }) {
-                waiting.remove(at: index).finish(.failure(.cancelled()))
+            } else if let transfer = waiting.remove(where: { $0.id == id }) {
+                transfer.finish(.failure(.cancelled()))
             }
             // Otherwise the transfer already finished, or its add is still on the way and will see `cancelRequested`.
         case .retune:
@@ -233,8 +231,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
 
     private func startWaiting() {
         let limit = concurrency.load(ordering: .relaxed)
-        while active.count < limit, !waiting.isEmpty {
-            let transfer = waiting.removeFirst()
+        while active.count < limit, let transfer = waiting.popFirst() {
             guard multi.add(transfer.easy) else {
                 transfer.finish(.failure(TransportError(kind: .setupFailed, message: "libcurl could not start the transfer")))
                 continue
@@ -247,7 +244,7 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     private func close() {
         let jobs = inbox.withLock { inbox in
             inbox.closed = true
-            for case .add(let transfer) in inbox.commands { waiting.append(transfer) }
+            for case .add(let transfer) in inbox.commands { waiting.append(transfer, ahead: transfer.startsAhead) }
             inbox.commands.removeAll()
             defer { inbox.jobs.removeAll() }
             return inbox.jobs
@@ -257,9 +254,8 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
             multi.remove(transfer.easy)
             transfer.finish(.failure(.cancelled("the HTTP client was shut down")))
         }
-        for transfer in waiting { transfer.finish(.failure(.cancelled("the HTTP client was shut down"))) }
+        for transfer in waiting.removeAll() { transfer.finish(.failure(.cancelled("the HTTP client was shut down"))) }
         active.removeAll()
         byHandle.removeAll()
-        waiting.removeAll()
     }
 }

@@ -20,6 +20,32 @@ struct QueueTests {
         #expect(occupancy.maxRunning >= 1)
     }
 
+    @Test("raising the concurrency bound starts waiting procedures at once; lowering it starts none until below it")
+    func changedConcurrency() async throws {
+        let queue = ProcedureQueue(maxConcurrentProcedures: 1)
+        let gate = Gate()
+        let running = Locked(0)
+        let runningAtStart = Recorder<(index: Int, running: Int)>()
+        for index in 0..<6 {
+            queue.add(Procedure<Void>(name: "p\(index)") { _ in
+                let now = running.withLock { $0 += 1; return $0 }
+                runningAtStart.append((index, now))
+                if index < 4 { try await gate.wait() }
+                running.withLock { $0 -= 1 }
+            })
+        }
+        #expect(await eventually { runningAtStart.all.count == 1 }, "one runs under the bound of one")
+        queue.setMaxConcurrentProcedures(4)
+        #expect(queue.maxConcurrentProcedures == 4)
+        #expect(await eventually { runningAtStart.all.count == 4 }, "raised to four: three more start, none finished")
+        queue.setMaxConcurrentProcedures(2)
+        gate.open()
+        await queue.waitUntilAllFinished()
+        let late = runningAtStart.all.filter { $0.index >= 4 }
+        #expect(late.count == 2)
+        #expect(late.allSatisfy { $0.running <= 2 }, "lowered to two: the last two started only below it: \(late)")
+    }
+
     @Test("among ready procedures the higher priority runs first, then first-come")
     func priorities() async throws {
         let queue = ProcedureQueue(maxConcurrentProcedures: 1)

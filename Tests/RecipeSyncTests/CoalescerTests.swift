@@ -62,6 +62,60 @@ struct CoalescerTests {
         }
     }
 
+    @Test("maxInFlight: a window that ends with that many batches in flight is held, and goes with the next answer")
+    func heldWhileInFlight() {
+        var coalescer = Coalescer<String>(maxBatch: 3, maxInFlight: 1)
+        var sent: [(batch: UInt64, waiters: [(id: UInt64, key: String)])] = []
+        func keys(_ batches: [(batch: UInt64, waiters: [(id: UInt64, key: String)])]) -> [[String]] {
+            batches.map { $0.waiters.map(\.key) }
+        }
+        var nextID: UInt64 = 1
+        func arrive(_ key: String) -> Coalescer<String>.Arrival {
+            defer { nextID += 1 }
+            return coalescer.arrive(nextID, key)
+        }
+        func answerOldest() -> [[String]] {
+            let oldest = sent.removeFirst()
+            _ = coalescer.answered(oldest.batch, sent: oldest.waiters, result: .success(oldest.waiters.map(\.key)),
+                                   mismatch: Failure(words: "x"))
+            let released = coalescer.released()
+            sent += released
+            return keys(released)
+        }
+        #expect(arrive("a") == .openWindow)
+        let first = coalescer.windowEnded()
+        sent += first
+        #expect(keys(first) == [["a"]], "nothing in flight: the window's end sends")
+        #expect(arrive("b") == .openWindow)
+        #expect(coalescer.windowEnded().isEmpty, "one batch in flight, maxInFlight 1: the window's end holds b")
+        #expect(coalescer.held)
+        #expect(arrive("c") == .wait, "while held, an arrival waits: no window of its own")
+        #expect(arrive("d") == .sendFull, "a full batch goes regardless of what is in flight")
+        let full = coalescer.takeFull()
+        #expect(full.map { $0.waiters.map(\.key) } == ["b", "c", "d"])
+        sent += full.map { [$0] } ?? []
+        #expect(arrive("e") == .wait)
+        #expect(answerOldest().isEmpty, "a answered, but b–d still fill the one slot in flight: e stays held")
+        #expect(answerOldest() == [["e"]], "b–d answered: the held e goes")
+        #expect(!coalescer.held)
+        #expect(answerOldest().isEmpty, "nothing held: an answer releases nothing")
+        #expect(arrive("f") == .openWindow, "nothing in flight or held: the next arrival opens a window")
+    }
+
+    @Test("maxInFlight: a held window whose waiters were all cancelled releases nothing and holds no more")
+    func heldThenCancelled() {
+        var coalescer = Coalescer<String>(maxBatch: 10, maxInFlight: 1)
+        _ = coalescer.arrive(1, "a")
+        let first = coalescer.windowEnded()[0]
+        _ = coalescer.arrive(2, "b")
+        #expect(coalescer.windowEnded().isEmpty && coalescer.held)
+        #expect(coalescer.cancel(2) == .removedBeforeSending)
+        _ = coalescer.answered(first.batch, sent: first.waiters, result: .success(["A"]), mismatch: Failure(words: "x"))
+        #expect(coalescer.released().isEmpty)
+        #expect(!coalescer.held && coalescer.inFlight.isEmpty)
+        #expect(coalescer.arrive(3, "c") == .openWindow)
+    }
+
     @Test("cancellation: before sending it leaves the batch; after, only that waiter's answer is dropped")
     func cancellation() {
         var coalescer = Coalescer<String>(maxBatch: 10)

@@ -165,3 +165,26 @@ struct PullStopTests {
         #expect(PullStop.of(outcome).cause == expected, "\(what)")
     }
 }
+
+@Suite("PullRun.pageSize: larger pages of the changes feed on a longer round trip, within the contract's 100–1,000")
+struct PullPageSizeTests {
+    @Test("from a table of round trips")
+    func pageSizes() {
+        let cases: [(roundTrip: Duration?, pageSize: Int)] = [
+            (nil, 100),                      // not measured yet: the contract's default
+            (.zero, 100),
+            (.microseconds(80), 100),        // loopback
+            (.milliseconds(3), 100),         // a LAN
+            (.milliseconds(10), 100),
+            (.milliseconds(11), 200),
+            (.milliseconds(20), 200),
+            (.milliseconds(55), 600),
+            (.milliseconds(100), 1000),      // another continent
+            (.milliseconds(600), 1000),      // a satellite link: never above the contract's limit
+            (.seconds(-1), 100),
+        ]
+        for row in cases {
+            #expect(PullRun.pageSize(roundTrip: row.roundTrip) == row.pageSize, "\(String(describing: row.roundTrip))")
+        }
+    }
+}
