@@ -20,6 +20,7 @@ for product in recipes recipes-server; do
         exit 1
     fi
 done
+# shellcheck disable=SC2034 # used by the scripts that source this file
 RECIPES="$BUILD/$BENCH_CONFIG/recipes"
 SERVER="$BUILD/$BENCH_CONFIG/recipes-server"
 
