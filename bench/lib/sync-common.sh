@@ -1,6 +1,8 @@
+# shellcheck shell=bash
 # Shared by bench/5x-sync-*.sh (sourced, not run: scripts/bench.sh runs bench/*.sh only). Before sourcing, set
 # BENCH to the script's short name (e.g. "bench/50"). Builds the release `recipes` and `recipes-server`, makes a
-# work folder removed on exit, and provides start_server / stop_server (the server is always stopped on exit).
+# work folder removed on exit, and provides start_server / stop_server (the server is always stopped on exit) and
+# build_previous_client (our client at an earlier commit, for the benches that compare against it).
 BUILD="${BUILD:-.build}"
 case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
 
@@ -18,8 +20,50 @@ for product in recipes recipes-server; do
         exit 1
     fi
 done
+# shellcheck disable=SC2034 # used by the scripts that source this file
 RECIPES="$BUILD/$BENCH_CONFIG/recipes"
 SERVER="$BUILD/$BENCH_CONFIG/recipes-server"
+
+# The previous client: `recipes` built from the git ref PREVIOUS_REF, for the benches that compare our client against
+# it side by side in the same run (bench/50, bench/54: ours ≥ 0.9 of it). The default, 7aca4bb, is main just before
+# any of issue 28's work (fewer round trips, resumable photos), so those benches guard against our own regressions.
+# Only a script that calls build_previous_client builds it.
+PREVIOUS_REF="${PREVIOUS_REF:-7aca4bb}"
+PREVIOUS_RECIPES=""
+build_previous_client() { # sets PREVIOUS_RECIPES; builds once per full sha and config, then reuses the build
+    local sha dir out start
+    if ! sha="$(git rev-parse --verify --quiet "$PREVIOUS_REF^{commit}")"; then
+        echo "$BENCH: PREVIOUS_REF \"$PREVIOUS_REF\" is not a commit of this repository; set it to a commit or tag" >&2
+        exit 2
+    fi
+    # Under the build folder, which git ignores: the ref's files exported with `git archive` (no worktree to prune),
+    # its own scratch path, and a marker written only once the build succeeded.
+    dir="$BUILD/previous/$sha"
+    PREVIOUS_RECIPES="$dir/scratch/$BENCH_CONFIG/recipes"
+    [ -f "$dir/built-$BENCH_CONFIG" ] && [ -x "$PREVIOUS_RECIPES" ] && return 0
+    echo "$BENCH: building the previous client ($PREVIOUS_REF, ${sha:0:12}) once into $dir" >&2
+    start=$(date +%s)
+    rm -rf "$dir/src" && mkdir -p "$dir/src" "$dir/scratch"
+    if ! out="$(git archive --format=tar "$sha" | tar -x -C "$dir/src" 2>&1)"; then
+        printf '%s\n' "$out" >&2
+        echo "$BENCH: exporting $PREVIOUS_REF with git archive into $dir/src failed (output above)" >&2
+        exit 1
+    fi
+    # The dependencies' checkouts and clones of our own build, so that it resolves from the local mirror as ours did.
+    for folder in checkouts repositories; do
+        if [ -d "$BUILD/$folder" ] && [ ! -d "$dir/scratch/$folder" ]; then
+            cp -a "$BUILD/$folder" "$dir/scratch/$folder"
+        fi
+    done
+    if ! out="$(swift build "${BUILD_FLAGS[@]}" --package-path "$dir/src" --scratch-path "$dir/scratch" \
+        --product recipes 2>&1)" || [ ! -x "$PREVIOUS_RECIPES" ]; then
+        printf '%s\n' "$out" >&2
+        echo "$BENCH: building the previous client ($PREVIOUS_REF) in $dir failed (output above); remove $dir to start over" >&2
+        exit 1
+    fi
+    echo "$(($(date +%s) - start)) s" >"$dir/built-$BENCH_CONFIG"
+    echo "$BENCH: built the previous client in $(cat "$dir/built-$BENCH_CONFIG"): $PREVIOUS_RECIPES" >&2
+}
 
 WORK="$(mktemp -d)"
 SERVER_PID=""
