@@ -8,8 +8,10 @@
 # image gets 422) and in two (every HEAD and image PUT, then every recipe PUT); a restore of the same recipes into an
 # empty home; curl's downloads of the same (the changes pages in turn, then the images with `--parallel-max 4`); and
 # the physical limit: the payload at the link's rate plus three round trips. First a check of the link itself: the
-# round trip (TCP connects) and the rate (a 16 MiB image each way). RUNS rounds per link; medians. Needs root (network
-# namespaces and TUN devices); elsewhere it prints why it is skipped. Prints one markdown section on stdout.
+# round trip (TCP connects) and the rate (a 16 MiB image each way). RUNS rounds per link; medians. On the first link
+# also a 20 MiB image whose upload the server cuts at 80%, against a server with and without resumable-images (what
+# the retry sends again), and issue 28's targets with whether each is met. Needs root (network namespaces and TUN
+# devices); elsewhere it prints why it is skipped. Prints one markdown section on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT="${COUNT:-200}"
@@ -209,8 +211,42 @@ check_link() { # $1 link label
     rm -f "$big"
 }
 
+# An image of 20 MiB whose first upload the server cuts at 80% (`reset after=16MiB`: it keeps what it read as the
+# partial, as a real connection loss does); the run's retry sends the rest. Against a server with resumable-images
+# the retry asks what the server kept and PATCHes the rest; against one without it, the retry PUTs the whole image
+# again. From the server's request log: the bytes it received for the image after the cut request, against the
+# image's size, are what the retry sent again.
+CUT_MIB=20
+cut_resume() { # $1 link label, $2 resumable (all features) or whole (a server without resumable-images)
+    local start rc=0 features=all seconds received
+    [ "$2" = whole ] && features=images-missing,recipes-batch
+    rm -rf "$WORK/data" "$WORK/server.out" "$WORK/cut-home" "$WORK/requests.jsonl"
+    ip netns exec "$NS_SERVER" "$SERVER" --data "$WORK/data" --host "$SERVER_ADDR" --port "$PORT" --features "$features" \
+        --request-log "$WORK/requests.jsonl" --fault "PUT /v1/images/*: reset after=$((CUT_MIB * 4 / 5))MiB first=1" \
+        >"$WORK/server.out" 2>"$WORK/server.err" &
+    SERVER_PID=$!
+    BASE="http://$SERVER_ADDR:$PORT"
+    for _ in $(seq 200); do grep -q '^listening on ' "$WORK/server.out" 2>/dev/null && break; sleep 0.05; done
+    python3 -c 'import os, sys; open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + os.urandom(int(sys.argv[2]) * 1024 * 1024 - 8))' \
+        "$WORK/cut.png" "$CUT_MIB"
+    printf 'new Cut\nimage set 1 %s\n' "$WORK/cut.png" | RECIPES_HOME="$WORK/cut-home" "$RECIPES" edit --bail >/dev/null
+    start=$(now)
+    in_client env RECIPES_HOME="$WORK/cut-home" RECIPES_SERVER_URL="$BASE" "$RECIPES" sync >"$WORK/cut.out" 2>"$WORK/cut.err" || rc=$?
+    seconds=$(elapsed "$start")
+    stop_server
+    # "total retry": every byte received for the image; and those received after the first (cut) request.
+    received=$(python3 -c '
+import json, sys
+sent = [r["bytesReceived"] for r in sorted(map(json.loads, open(sys.argv[1])), key=lambda r: r["start"])
+        if r["method"] in ("PUT", "PATCH") and r["path"].startswith("/v1/images/")]
+print(sum(sent), sum(sent[1:]))' "$WORK/requests.jsonl")
+    CUTS+=("$1 $2 $seconds $rc $received $(stat -c %s "$WORK/cut.png")")
+    rm -rf "$WORK/cut-home" "$WORK/cut.png" "$WORK/data"
+}
+
 LINK_CHECKS=()
 PAYLOADS=()
+CUTS=()
 for link in $LINKS; do
     delay=${link%%:*}
     rate=${link##*:}
@@ -222,15 +258,21 @@ for link in $LINKS; do
         sync_curl "$label" one
         sync_curl "$label" two
     done
+    if [ ${#CUTS[@]} -eq 0 ]; then # the first link only (the slowest, as the issue measures it)
+        cut_resume "$label" resumable
+        cut_resume "$label" whole
+    fi
     PAYLOADS+=("$label $PAYLOAD")
     link_down
 done
 
 touch "$WORK/notes"
-python3 - "$COUNT" "$KIB" "$RUNS" "$WORK/notes" "${#LINK_CHECKS[@]}" "${LINK_CHECKS[@]}" "${PAYLOADS[@]}" "${RESULTS[@]}" <<'PY'
+printf '%s\n' "${CUTS[@]}" >"$WORK/cuts"
+python3 - "$COUNT" "$KIB" "$RUNS" "$WORK/notes" "$WORK/cuts" "${#LINK_CHECKS[@]}" "${LINK_CHECKS[@]}" "${PAYLOADS[@]}" "${RESULTS[@]}" <<'PY'
 import statistics, sys
-count, kib, runs, notes, nlinks = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
-rest = sys.argv[6:]
+count, kib, runs, notes, cuts, nlinks = (int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5],
+                                         int(sys.argv[6]))
+rest = sys.argv[7:]
 checks = [line.split() for line in rest[:nlinks]]
 payloads = {line.split()[0]: int(line.split()[1]) for line in rest[nlinks:2 * nlinks]}
 runs_by = {}
@@ -277,6 +319,51 @@ print(f"{count} recipes, each with a distinct {kib} KiB PNG image, one ingredien
       f"(slow start included). `recipes done` counts recipes on the server after an upload, `synced` recipes after a "
       f"restore, images after curl's downloads. The one-config curl keeps no order between a recipe's requests, so a "
       f"recipe PUT that overtakes its image is refused (422) and that recipe is not stored.")
+# Issue 28's targets, on the first (slowest) link.
+first = checks[0][0]
+delay, rate = (float(x) for x in first.split(":"))
+limit = payloads[first] * 8 / (rate * 1e6) + 3 * 2 * delay / 1000
+def median(key):
+    rows = runs_by.get((first, key), [])
+    return statistics.median(r[0] for r in rows) if rows else None, rows
+sync, sync_rows = median("sync")
+curl, _ = median("curl-two")
+restore, restore_rows = median("restore")
+verdict = lambda ok: "yes" if ok else "**no**"
+print()
+print(f"Targets at {2 * delay:.0f} ms × {rate:.0f} Mbit/s:")
+print()
+print("| target | measured | met |")
+print("| --- | ---: | :---: |")
+if sync:
+    print(f"| sync ≤ 1.5× the physical limit | {sync / limit:.2f}× | {verdict(sync / limit <= 1.5)} |")
+if sync and curl:
+    print(f"| sync ≥ 3× faster than curl's four connections (every image, then every recipe) | {curl / sync:.1f}× | "
+          f"{verdict(curl / sync >= 3)} |")
+if restore:
+    whole = all(r[1] == 0 and r[2] == count for r in restore_rows)
+    print(f"| restore ≤ 1.5× the physical limit, exit 0, every recipe restored | {restore / limit:.2f}×, "
+          f"{'every run' if whole else 'not every run'} | {verdict(restore / limit <= 1.5 and whole)} |")
+cut_rows = [line.split() for line in open(cuts) if line.strip()]
+by_mode = {row[1]: row for row in cut_rows}
+if "resumable" in by_mode:
+    _, _, secs, rc, received, retry, size = by_mode["resumable"]
+    again = int(retry) / int(size)
+    print(f"| a {int(size) / 2**20:.0f} MiB image cut at 80%: the retry sends ≤ 25% of it again | {again:.0%} "
+          f"({int(retry) / 2**20:.1f} MiB) | {verdict(again <= 0.25 and rc == '0')} |")
+if cut_rows:
+    print()
+    print(f"The cut image: one recipe with a {int(cut_rows[0][6]) / 2**20:.0f} MiB image; the server resets the "
+          f"first image upload after 80% of it, keeping what it read as the partial; the run's retry sends the rest.")
+    print()
+    print("| server | sync s | exit | bytes the server received for the image | of them, by the retry | the retry against the image |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for mode, name in (("resumable", "with resumable-images: HEAD, then PATCH of the rest"),
+                       ("whole", "without it: the whole image PUT again")):
+        if mode in by_mode:
+            _, _, secs, rc, received, retry, size = by_mode[mode]
+            print(f"| {name} | {float(secs):.2f} | {rc} | {int(received):,} | {int(retry):,} | "
+                  f"{int(retry) / int(size):.0%} |")
 lines = [line.rstrip() for line in open(notes) if line.strip()]
 if lines:
     print()
