@@ -231,7 +231,8 @@ let package = Package(
         .testTarget(
             name: "RecipesCommandLineTests",
             dependencies: [
-                "RecipesCommandLine", "RecipeStore", "RecipeModels", "RecipesExecutable", "RecipesTestSupport", "Locking",
+                "RecipesCommandLine", "RecipeStore", "RecipeModels", "RecipeSync", "RecipesExecutable", "RecipesTestSupport",
+                "Locking",
             ],
             swiftSettings: strictSettings
         ),

@@ -62,6 +62,40 @@ struct ConfigurationTests {
         #expect(throws: CommandLineError.self) { try key.validate(value) }
     }
 
+    @Test("sync.max-connections takes a whole number from 1 to 64", arguments: [
+        ("1", "1"), ("16", "16"), ("64", "64"), (" 6\n", "6"),
+    ])
+    func maxConnectionsAccepted(value: String, normalized: String) throws {
+        #expect(try ConfigKey.syncMaxConnections.validate(value) == normalized)
+    }
+
+    @Test("sync.max-connections refuses anything else with one line saying what it takes",
+          arguments: ["0", "65", "-1", "x", "1.5", ""])
+    func maxConnectionsRefused(value: String) {
+        #expect {
+            try ConfigKey.syncMaxConnections.validate(value)
+        } throws: { error in
+            (error as? CommandLineError)?.message == "sync.max-connections must be a whole number from 1 to 64"
+        }
+    }
+
+    @Test("sync.max-connections is 16 by default, read back from the file as set, and 16 again once unset")
+    func maxConnectionsRoundTrip() throws {
+        let dir = TemporaryDirectory()
+        var config = try ClientConfiguration.load(home: dir.home, environment: [:])
+        #expect(config.maxConnections == 16)
+        #expect(config.value(.syncMaxConnections)?.source == .defaultValue)
+        try ClientConfiguration.write(.syncMaxConnections, value: "6", home: dir.home, environment: [:])
+        let text = try String(contentsOf: ClientConfiguration.fileURL(home: dir.home, environment: [:]), encoding: .utf8)
+        #expect(text.contains("max-connections = 6"))
+        config = try ClientConfiguration.load(home: dir.home, environment: [:])
+        #expect(config.maxConnections == 6)
+        #expect(config.value(.syncMaxConnections)?.source == .file)
+        try ClientConfiguration.write(.syncMaxConnections, value: nil, home: dir.home, environment: [:])
+        config = try ClientConfiguration.load(home: dir.home, environment: [:])
+        #expect(config.maxConnections == 16)
+    }
+
     @Test("a malformed file is an error naming the file and line")
     func malformedFile() throws {
         let dir = TemporaryDirectory()
@@ -78,6 +112,13 @@ struct ConfigurationTests {
             try ClientConfiguration.load(home: dir.home, environment: [:])
         } throws: { error in
             (error as? CommandLineError)?.message.contains("sync.jobs must be a whole number") == true
+        }
+        try "[sync]\nmax-connections = 65\n".write(to: url, atomically: true, encoding: .utf8)
+        #expect {
+            try ClientConfiguration.load(home: dir.home, environment: [:])
+        } throws: { error in
+            (error as? CommandLineError)?.message
+                == "\(url.path): sync.max-connections must be a whole number from 1 to 64"
         }
     }
 }

@@ -8,7 +8,8 @@ import Transport
 struct SyncInvocation: Equatable {
     /// Exactly these recipes (by id or uuid), or every due one.
     var ids: [RecipeReference]?
-    /// `--jobs`, else `sync.jobs` from the configuration.
+    /// `--jobs` (exactly that many transfers at once), else `sync.jobs` and `sync.max-connections` from the
+    /// configuration.
     var jobs: Int?
     /// `--max-wait` in seconds.
     var maxWait: Double = 30
@@ -35,7 +36,7 @@ struct SyncInvocation: Equatable {
             var summary = SyncSummary()  // what `SyncRun` returns when nothing is due or waiting
             // A Mealie has no changes feed to ask with one request: its run pulls (a page of the list and a count).
             if settings.kind == .mealie, direction != .pushOnly, settings.api != nil {
-                return try await run(context: context, store: context.openStore(), settings: settings, jobs: configuration.jobs)
+                return try await run(context: context, store: context.openStore(), settings: settings, configuration: configuration)
             }
             if direction != .pushOnly, let cursor, settings.api != nil {
                 switch await FeedCheck.ask(settings, after: cursor) {
@@ -43,18 +44,18 @@ struct SyncInvocation: Equatable {
                 case .unreachable(let reason): summary.pullStopped = PullStop(.unreachable, reason)
                 case .setupMistake(let words): summary.setupProblem = words
                 case .changes:
-                    return try await run(context: context, store: context.openStore(), settings: settings, jobs: configuration.jobs)
+                    return try await run(context: context, store: context.openStore(), settings: settings, configuration: configuration)
                 }
             }
             output(context).finish(summary)
             return summary
         }
-        return try await run(context: context, store: store, settings: settings, jobs: configuration.jobs)
+        return try await run(context: context, store: store, settings: settings, configuration: configuration)
     }
 
     /// Runs the sync on `store` (the REPL's, open already) and returns its summary.
     func run(context: CommandContext, store: RecipeStore, configuration: ClientConfiguration) async throws -> SyncSummary {
-        try await run(context: context, store: store, settings: Self.settings(configuration), jobs: configuration.jobs)
+        try await run(context: context, store: store, settings: Self.settings(configuration), configuration: configuration)
     }
 
     /// The run on `store` (open already), each event handed to `emit`, not started: for the REPL's background job,
@@ -64,27 +65,28 @@ struct SyncInvocation: Equatable {
     ) throws -> SyncRun {
         SyncRun(
             store: store, settings: try Self.settings(configuration),
-            options: try options(jobs: configuration.jobs, store: store), emit: emit)
+            options: try options(configuration: configuration, store: store), emit: emit)
     }
 
-    /// The run's options, the recipes named by uuid found by their ids in `store`.
-    /// `--jobs N` is exactly N transfers at once; without it, `sync.jobs` is where a run starts, and a long round trip
-    /// opens more (`ConnectionPlan`).
-    private func options(jobs configuredJobs: Int, store: RecipeStore) throws -> SyncOptions {
-        let options = SyncOptions(
-            ids: try ids.map(store.recipeIDs), jobs: configuredJobs, maxWait: .milliseconds(Int64(maxWait * 1000)),
-            waitForNetwork: .milliseconds(Int64(waitForNetwork * 1000)), direction: direction)
-        return jobs.map { options.exactly(jobs: $0) } ?? options
+    /// The run's options, the recipes named by uuid found by their ids in `store`, its connections those of
+    /// `configuration` unless `--jobs` chose them (`SyncOptions.connections(of:jobs:)`).
+    func options(configuration: ClientConfiguration, store: RecipeStore) throws -> SyncOptions {
+        SyncOptions(
+            ids: try ids.map(store.recipeIDs), maxWait: .milliseconds(Int64(maxWait * 1000)),
+            waitForNetwork: .milliseconds(Int64(waitForNetwork * 1000)), direction: direction
+        ).connections(of: configuration, jobs: jobs)
     }
 
-    private func run(context: CommandContext, store: RecipeStore, settings: SyncSettings, jobs configuredJobs: Int) async throws -> SyncSummary {
+    private func run(
+        context: CommandContext, store: RecipeStore, settings: SyncSettings, configuration: ClientConfiguration
+    ) async throws -> SyncSummary {
         let output = output(context)
         if mode == .terminal, direction != .pullOnly {
             // The live display counts against the recipes due now (those named), from its first frame.
             let expected = try ids.map { try store.recipes(ids: store.recipeIDs($0)) } ?? store.dueRecipes(at: settings.now())
             output.expect(titles: expected.map(\.title))
         }
-        let run = SyncRun(store: store, settings: settings, options: try options(jobs: configuredJobs, store: store)) { event in
+        let run = SyncRun(store: store, settings: settings, options: try options(configuration: configuration, store: store)) { event in
             output.emit(event)
         }
         let summary = try await InterruptSignal.whileRunning(exitOnSecond: exitOnSecondInterrupt, onInterrupt: { run.interrupt() }) {
@@ -113,5 +115,18 @@ struct SyncInvocation: Equatable {
         makeSyncOutput(
             mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment,
             dialect: dialect)
+    }
+}
+
+extension SyncOptions {
+    /// These options with the connections a sync of `configuration` opens: `--jobs N` (`chosen`) is exactly N
+    /// transfers at once on every link; without it, a run starts with `sync.jobs` and a long round trip opens more
+    /// (`ConnectionPlan`), up to `sync.max-connections`, or `sync.jobs` when that is larger.
+    func connections(of configuration: ClientConfiguration, jobs chosen: Int?) -> SyncOptions {
+        if let chosen { return exactly(jobs: chosen) }
+        var options = self
+        options.jobs = configuration.jobs
+        options.maxConnections = configuration.maxConnections
+        return options
     }
 }

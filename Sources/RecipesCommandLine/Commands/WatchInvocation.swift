@@ -9,7 +9,8 @@ import Glibc
 
 /// `recipes sync --watch`: takes the home's watch lock, opens the store and runs the watcher until SIGTERM or Ctrl-C.
 struct WatchInvocation {
-    /// `--jobs`, else `sync.jobs` from the configuration.
+    /// `--jobs` (exactly that many transfers at once), else `sync.jobs` and `sync.max-connections` from the
+    /// configuration.
     var jobs: Int?
     /// `--max-wait` in seconds.
     var maxWait: Double = 30
@@ -52,7 +53,7 @@ struct WatchInvocation {
                 "no server to sync with; set one with `recipes config set server.url URL` (or RECIPES_SERVER_URL), "
                     + "then start the watcher")
         }
-        let options = SyncOptions(jobs: jobs ?? configuration.jobs, maxWait: .milliseconds(Int64(maxWait * 1000)))
+        let options = SyncOptions(maxWait: .milliseconds(Int64(maxWait * 1000))).connections(of: configuration, jobs: jobs)
         return WatchConfiguration(settings: settings, options: options)
     }
 }

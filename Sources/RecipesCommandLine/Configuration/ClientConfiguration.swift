@@ -36,6 +36,8 @@ public struct ClientConfiguration: Sendable {
 
     /// The configured upload concurrency.
     public var jobs: Int { value(.syncJobs).flatMap { Int($0.value) } ?? 4 }
+    /// The most connections a sync opens on a long round trip (`SyncOptions.maxConnections`).
+    public var maxConnections: Int { value(.syncMaxConnections).flatMap { Int($0.value) } ?? 16 }
     /// The largest image `image set` accepts.
     public var imageMaxBytes: Int64 { value(.imageMaxBytes).flatMap { Int64($0.value) } ?? MediaLibrary.defaultMaxBytes }
     /// The kind of server `server.url` names; a value of `RECIPES_SERVER_KIND` that is no kind is refused here (the

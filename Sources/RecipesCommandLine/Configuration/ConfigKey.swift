@@ -8,6 +8,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case serverToken = "server.token"
     case serverCABundle = "server.ca_bundle"
     case syncJobs = "sync.jobs"
+    case syncMaxConnections = "sync.max-connections"
     case imageMaxBytes = "image.max_bytes"
 
     /// The TOML table and key the setting lives under.
@@ -23,7 +24,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
         case .serverURL: "RECIPES_SERVER_URL"
         case .serverToken: "RECIPES_TOKEN"
         case .serverCABundle: "RECIPES_CA_BUNDLE"
-        case .syncJobs, .imageMaxBytes: nil
+        case .syncJobs, .syncMaxConnections, .imageMaxBytes: nil
         }
     }
 
@@ -31,12 +32,13 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     public var isSecret: Bool { self == .serverToken }
 
     /// Whether the value is a whole number.
-    var isInteger: Bool { self == .syncJobs || self == .imageMaxBytes }
+    var isInteger: Bool { self == .syncJobs || self == .syncMaxConnections || self == .imageMaxBytes }
 
     /// The value used when neither the file nor the environment sets one.
     public var defaultValue: String? {
         switch self {
         case .syncJobs: "4"
+        case .syncMaxConnections: "16"
         case .imageMaxBytes: String(20 * 1024 * 1024)
         case .serverKind: ServerKind.http.rawValue
         case .serverURL, .serverToken, .serverCABundle: nil
@@ -51,6 +53,8 @@ public enum ConfigKey: String, CaseIterable, Sendable {
         case .serverToken: "bearer token sent to the server (never printed)"
         case .serverCABundle: "extra CA certificate file (PEM) trusted for the server's TLS"
         case .syncJobs: "recipes uploaded at once (1 to 64)"
+        case .syncMaxConnections:
+            "the most connections a sync opens to its server on a long round trip (1 to 64; sync.jobs when larger)"
         case .imageMaxBytes: "largest image `image set` accepts, in bytes"
         }
     }
@@ -86,6 +90,11 @@ public enum ConfigKey: String, CaseIterable, Sendable {
                 throw CommandLineError("sync.jobs must be a whole number from 1 to 64")
             }
             return String(jobs)
+        case .syncMaxConnections:
+            guard let connections = Int(value), (1...64).contains(connections) else {
+                throw CommandLineError("sync.max-connections must be a whole number from 1 to 64")
+            }
+            return String(connections)
         case .imageMaxBytes:
             guard let bytes = Int64(value), bytes >= 1, bytes <= 4 * 1024 * 1024 * 1024 else {
                 throw CommandLineError("image.max_bytes must be a whole number of bytes from 1 to 4294967296")
