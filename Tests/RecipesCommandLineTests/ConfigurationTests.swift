@@ -62,24 +62,24 @@ struct ConfigurationTests {
         #expect(throws: CommandLineError.self) { try key.validate(value) }
     }
 
-    @Test("sync.max-connections takes a whole number from 1 to 64", arguments: [
+    @Test("sync.max_connections takes a whole number from 1 to 64", arguments: [
         ("1", "1"), ("16", "16"), ("64", "64"), (" 6\n", "6"),
     ])
     func maxConnectionsAccepted(value: String, normalized: String) throws {
         #expect(try ConfigKey.syncMaxConnections.validate(value) == normalized)
     }
 
-    @Test("sync.max-connections refuses anything else with one line saying what it takes",
+    @Test("sync.max_connections refuses anything else with one line saying what it takes",
           arguments: ["0", "65", "-1", "x", "1.5", ""])
     func maxConnectionsRefused(value: String) {
         #expect {
             try ConfigKey.syncMaxConnections.validate(value)
         } throws: { error in
-            (error as? CommandLineError)?.message == "sync.max-connections must be a whole number from 1 to 64"
+            (error as? CommandLineError)?.message == "sync.max_connections must be a whole number from 1 to 64"
         }
     }
 
-    @Test("sync.max-connections is 16 by default, read back from the file as set, and 16 again once unset")
+    @Test("sync.max_connections is 16 by default, read back from the file as set, and 16 again once unset")
     func maxConnectionsRoundTrip() throws {
         let dir = TemporaryDirectory()
         var config = try ClientConfiguration.load(home: dir.home, environment: [:])
@@ -87,7 +87,7 @@ struct ConfigurationTests {
         #expect(config.value(.syncMaxConnections)?.source == .defaultValue)
         try ClientConfiguration.write(.syncMaxConnections, value: "6", home: dir.home, environment: [:])
         let text = try String(contentsOf: ClientConfiguration.fileURL(home: dir.home, environment: [:]), encoding: .utf8)
-        #expect(text.contains("max-connections = 6"))
+        #expect(text.contains("max_connections = 6"))
         config = try ClientConfiguration.load(home: dir.home, environment: [:])
         #expect(config.maxConnections == 6)
         #expect(config.value(.syncMaxConnections)?.source == .file)
@@ -113,12 +113,12 @@ struct ConfigurationTests {
         } throws: { error in
             (error as? CommandLineError)?.message.contains("sync.jobs must be a whole number") == true
         }
-        try "[sync]\nmax-connections = 65\n".write(to: url, atomically: true, encoding: .utf8)
+        try "[sync]\nmax_connections = 65\n".write(to: url, atomically: true, encoding: .utf8)
         #expect {
             try ClientConfiguration.load(home: dir.home, environment: [:])
         } throws: { error in
             (error as? CommandLineError)?.message
-                == "\(url.path): sync.max-connections must be a whole number from 1 to 64"
+                == "\(url.path): sync.max_connections must be a whole number from 1 to 64"
         }
     }
 }

@@ -177,24 +177,24 @@ struct EndToEndTests {
         #expect(try runRecipes(["config", "get", "server.ca_bundle"] + home).status == 1)
     }
 
-    @Test("config set, show and unset sync.max-connections; a bad value is one line, exit 1, and nothing changed")
+    @Test("config set, show and unset sync.max_connections; a bad value is one line, exit 1, and nothing changed")
     func maxConnectionsSetting() throws {
         let dir = TemporaryDirectory()
         let home = ["--home", dir.homePath]
-        #expect(try runRecipes(["config", "show"] + home).stdout.contains("sync.max-connections = 16  # default\n"))
-        #expect(try runRecipes(["config", "set", "sync.max-connections", "6"] + home).status == 0)
-        #expect(try runRecipes(["config", "get", "sync.max-connections"] + home).stdout == "6\n")
-        #expect(try runRecipes(["config", "show"] + home).stdout.contains("sync.max-connections = 6\n"))
+        #expect(try runRecipes(["config", "show"] + home).stdout.contains("sync.max_connections = 16  # default\n"))
+        #expect(try runRecipes(["config", "set", "sync.max_connections", "6"] + home).status == 0)
+        #expect(try runRecipes(["config", "get", "sync.max_connections"] + home).stdout == "6\n")
+        #expect(try runRecipes(["config", "show"] + home).stdout.contains("sync.max_connections = 6\n"))
         for value in ["0", "65", "x", "1.5"] {
-            let bad = try runRecipes(["config", "set", "sync.max-connections", value] + home)
+            let bad = try runRecipes(["config", "set", "sync.max_connections", value] + home)
             #expect(bad.status == 1, "\(value)")
-            #expect(bad.stderr == "recipes: sync.max-connections must be a whole number from 1 to 64\n", "\(value)")
-            #expect(try runRecipes(["config", "get", "sync.max-connections"] + home).stdout == "6\n", "\(value)")
+            #expect(bad.stderr == "recipes: sync.max_connections must be a whole number from 1 to 64\n", "\(value)")
+            #expect(try runRecipes(["config", "get", "sync.max_connections"] + home).stdout == "6\n", "\(value)")
         }
-        #expect(try runRecipes(["config", "unset", "sync.max-connections"] + home).status == 0)
-        #expect(try runRecipes(["config", "get", "sync.max-connections"] + home).stdout == "16\n")
+        #expect(try runRecipes(["config", "unset", "sync.max_connections"] + home).status == 0)
+        #expect(try runRecipes(["config", "get", "sync.max_connections"] + home).stdout == "16\n")
         let help = try runRecipes(["sync", "--help"])
-        #expect(help.stdout.contains("sync.max-connections, 16"))
+        #expect(help.stdout.contains("sync.max_connections, 16"))
     }
 
     @Test("two processes editing one recipe at once lose no edit")

@@ -5,8 +5,8 @@ import Testing
 @testable import RecipesCommandLine
 
 /// The connections `recipes sync` and `recipes sync --watch` give their runs: `sync.jobs` to start with and
-/// `sync.max-connections` at most from config.toml (the larger of the two when jobs is larger), `--jobs N` exactly N.
-@Suite("sync and sync --watch: connections from sync.jobs and sync.max-connections, --jobs exact")
+/// `sync.max_connections` at most from config.toml (the larger of the two when jobs is larger), `--jobs N` exactly N.
+@Suite("sync and sync --watch: connections from sync.jobs and sync.max_connections, --jobs exact")
 struct SyncConnectionsTests {
     /// One row: what config.toml sets (nil: the default), `--jobs`, and the run's jobs, `maxConnections` and ceiling.
     struct Row: Sendable, CustomTestStringConvertible {
@@ -16,7 +16,7 @@ struct SyncConnectionsTests {
         var expected: (jobs: Int, maxConnections: Int, ceiling: Int)
 
         var testDescription: String {
-            "sync.jobs \(jobs ?? "default"), sync.max-connections \(maxConnections ?? "default"), "
+            "sync.jobs \(jobs ?? "default"), sync.max_connections \(maxConnections ?? "default"), "
                 + "--jobs \(chosen.map(String.init) ?? "none")"
         }
     }

@@ -39,7 +39,7 @@ struct SyncCommand: AsyncParsableCommand {
     var json = false
     @Option(name: .long, help: ArgumentHelp(
         "Transfer exactly N recipes at once (default: sync.jobs, 4, and more on a long round trip, up to "
-            + "sync.max-connections, 16).", valueName: "N"))
+            + "sync.max_connections, 16).", valueName: "N"))
     var jobs: Int?
     @Option(name: .customLong("max-wait"),
             help: ArgumentHelp("Sleep out retry waits up to S seconds; longer ones are left for a later run.", valueName: "S"))

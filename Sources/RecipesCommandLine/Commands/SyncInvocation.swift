@@ -8,7 +8,7 @@ import Transport
 struct SyncInvocation: Equatable {
     /// Exactly these recipes (by id or uuid), or every due one.
     var ids: [RecipeReference]?
-    /// `--jobs` (exactly that many transfers at once), else `sync.jobs` and `sync.max-connections` from the
+    /// `--jobs` (exactly that many transfers at once), else `sync.jobs` and `sync.max_connections` from the
     /// configuration.
     var jobs: Int?
     /// `--max-wait` in seconds.
@@ -121,7 +121,7 @@ struct SyncInvocation: Equatable {
 extension SyncOptions {
     /// These options with the connections a sync of `configuration` opens: `--jobs N` (`chosen`) is exactly N
     /// transfers at once on every link; without it, a run starts with `sync.jobs` and a long round trip opens more
-    /// (`ConnectionPlan`), up to `sync.max-connections`, or `sync.jobs` when that is larger.
+    /// (`ConnectionPlan`), up to `sync.max_connections`, or `sync.jobs` when that is larger.
     func connections(of configuration: ClientConfiguration, jobs chosen: Int?) -> SyncOptions {
         if let chosen { return exactly(jobs: chosen) }
         var options = self

@@ -9,7 +9,7 @@ import Glibc
 
 /// `recipes sync --watch`: takes the home's watch lock, opens the store and runs the watcher until SIGTERM or Ctrl-C.
 struct WatchInvocation {
-    /// `--jobs` (exactly that many transfers at once), else `sync.jobs` and `sync.max-connections` from the
+    /// `--jobs` (exactly that many transfers at once), else `sync.jobs` and `sync.max_connections` from the
     /// configuration.
     var jobs: Int?
     /// `--max-wait` in seconds.

@@ -8,7 +8,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case serverToken = "server.token"
     case serverCABundle = "server.ca_bundle"
     case syncJobs = "sync.jobs"
-    case syncMaxConnections = "sync.max-connections"
+    case syncMaxConnections = "sync.max_connections"
     case imageMaxBytes = "image.max_bytes"
 
     /// The TOML table and key the setting lives under.
@@ -92,7 +92,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
             return String(jobs)
         case .syncMaxConnections:
             guard let connections = Int(value), (1...64).contains(connections) else {
-                throw CommandLineError("sync.max-connections must be a whole number from 1 to 64")
+                throw CommandLineError("sync.max_connections must be a whole number from 1 to 64")
             }
             return String(connections)
         case .imageMaxBytes:
