@@ -25,6 +25,10 @@ public final class LoopbackFaultProxy: Sendable {
         case resetBeforeUpstream
         /// Answers `503 Service Unavailable` with this `Retry-After` value, without forwarding.
         case unavailable(retryAfter: String)
+        /// Forwards the request and relays the answer with its `Upload-Offset` lowered by this many bytes (when that
+        /// leaves it above zero): the client is told of less than the upstream kept, as an answer to an earlier ask
+        /// would be after another upload went on.
+        case lowerUploadOffset(by: Int)
     }
 
     /// A request as the proxy saw it, for rules to match on.
@@ -184,7 +188,7 @@ public final class LoopbackFaultProxy: Sendable {
                 count { $0.unavailable += 1 } // counted before the client can see it, so a test that has the answer sees the count
                 guard SocketReader.writeAll(client, Data(answer.utf8)) else { return }
                 continue
-            case .forward, .dropAnswer, .resetAfterUpstream:
+            case .forward, .dropAnswer, .resetAfterUpstream, .lowerUploadOffset:
                 break
             }
             if upstream == nil {
@@ -215,7 +219,9 @@ public final class LoopbackFaultProxy: Sendable {
                 break
             }
             count { $0.relayed += 1 }
-            guard SocketReader.writeAll(client, answer.raw) else { return }
+            var relayed = answer.raw
+            if case .lowerUploadOffset(let bytes) = fault { relayed = Self.lowering(uploadOffsetOf: relayed, by: bytes) }
+            guard SocketReader.writeAll(client, relayed) else { return }
             if answer.closesConnection {
                 closeTracked(connection.socket)
                 upstream = nil
@@ -223,6 +229,22 @@ public final class LoopbackFaultProxy: Sendable {
             }
             if request.closesConnection { return }
         }
+    }
+
+    /// `answer` with the value of its `Upload-Offset` header lowered by `bytes`, when that leaves it above zero (the
+    /// head only: the body, if any, is kept byte for byte).
+    static func lowering(uploadOffsetOf answer: Data, by bytes: Int) -> Data {
+        guard let end = answer.range(of: Data("\r\n\r\n".utf8)) else { return answer }
+        let head = String(decoding: answer[..<end.lowerBound], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        for index in lines.indices {
+            let parts = lines[index].split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "upload-offset",
+                let offset = Int(parts[1].trimmingCharacters(in: .whitespaces)), offset - bytes > 0
+            else { continue }
+            lines[index] = "Upload-Offset: \(offset - bytes)"
+        }
+        return Data(lines.joined(separator: "\r\n").utf8) + answer[end.lowerBound...]
     }
 
     private func decide(_ message: HTTPMessageReader.Message) -> Fault {

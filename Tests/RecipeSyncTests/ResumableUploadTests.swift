@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import HTTPTestSupport
+import Locking
 import RecipeModels
 import RecipeStore
 import RecipesTestSupport
@@ -68,6 +70,38 @@ struct ResumableUploadTests {
             #expect(patches.count == 1 && patches[0].status == 201)
             let resent = patches.map(\.bytesReceived).reduce(0, +)
             #expect(resent <= Self.imageSize - (1 << 20) + 64 * 1024, "only the rest went again: \(resent) bytes")
+            #expect(Self.storedBytes(server, sha) == Data(bytes))
+            #expect(Self.partials(server).isEmpty)
+        }
+    }
+
+    @Test("a 409 from the real server: a PATCH from a stale offset is refused with the server's offset, the next goes from there")
+    func offsetMismatch() async throws {
+        try await withSyncServer(faults: ["PUT /v1/images/*: reset after=1MiB first=1"], features: ServerFeature.all) { server in
+            // The HEAD after the cut is answered through a proxy that tells of 256 KiB less than the server kept: the
+            // client's PATCH from there meets the server's own 409.
+            let proxy = try LoopbackFaultProxy(upstreamURL: server.baseURL)
+            defer { proxy.stop() }
+            let heads = Locked(0)
+            proxy.add(.lowerUploadOffset(by: 256 * 1024)) { request in
+                guard request.method == "HEAD", request.path.hasPrefix("/v1/images/") else { return false }
+                return heads.withLock { $0 += 1; return $0 } == 2
+            }
+            let home = try ClientHome()
+            let bytes = pngBytes(size: Self.imageSize, seed: 23)
+            let recipe = try home.makeRecipe("bread", image: bytes)
+            var settings = home.settings(server)
+            settings.api = ServerAPI(baseURL: proxy.baseURL)
+            let summary = try await SyncRun(
+                store: home.store, settings: settings, options: SyncOptions(jobs: 4, direction: .pushOnly),
+                emit: EventRecorder().emit
+            ).run()
+            #expect(summary.verdict == .complete)
+            let sha = try #require(try home.recipe(recipe.id).image?.sha256)
+            let patches = server.requests().filter { $0.path == "/v1/images/\(sha)" && $0.method == "PATCH" }
+            #expect(patches.map(\.status) == [409, 201], "\(patches.map { "\($0.status ?? 0) \($0.bytesReceived)" })")
+            #expect(patches.last.map { $0.bytesReceived <= Self.imageSize - (1 << 20) + 64 * 1024 } == true,
+                    "after the 409 only the rest went: \(patches.last?.bytesReceived ?? 0) bytes")
             #expect(Self.storedBytes(server, sha) == Data(bytes))
             #expect(Self.partials(server).isEmpty)
         }
