@@ -136,7 +136,7 @@ public final class SyncRun: Sendable {
             let connections = ConnectionPlan.connections(
                 roundTrip: roundTrip, bytesPerSecond: nil, floor: options.jobs, ceiling: options.connectionCeiling)
             client.setConcurrentTransfers(connections)
-            queue.setMaxConcurrentProcedures(connections * 4)
+            queue.setMaxConcurrentProcedures(connections * 2)
         }
         defer { planning.cancel() }
         let steps = ChainSteps(
