@@ -9,7 +9,7 @@ import RecipeModels
 /// for a person (failed or cancelled in an earlier run) are logged, and the failed ones mailed, at most once a day
 /// (`ReminderSchedule`); a run whose only news they are leaves no line in between.
 ///
-/// Lines read `2026-11-20T10:00:00.123Z [4242] #3 Tomato soup: done (revision 4 on the server)`, the process id
+/// Lines read `2026-11-20T10:00:00.123Z [4242] #3 Tomato soup: done (version 4 on the server)`, the process id
 /// telling concurrent runs apart. A run that had nothing to do leaves no line, so a cron job every few minutes
 /// does not fill the log with `nothing to do`.
 final class BackgroundSyncOutput: SyncOutput {
