@@ -6,8 +6,11 @@ public enum BlockedReason {
     ///
     /// Times are shown as `HH:mm` in `timeZone` when on the same day as `now`, else with the date.
     /// The advice names the recipe's `id` in the command it gives, in `dialect`'s words (a shell's or the REPL's).
+    /// `serverCopy` names the server's copy at a version ("the server's version 4"; the command line names a Mealie's
+    /// by the time Mealie changed it).
     public static func describe(
-        _ sync: SyncInfo, id: Int64, at now: Date, timeZone: TimeZone = .current, dialect: CommandDialect = .shell
+        _ sync: SyncInfo, id: Int64, at now: Date, timeZone: TimeZone = .current, dialect: CommandDialect = .shell,
+        serverCopy: (Int64) -> String = { "the server's version \($0)" }
     ) -> String? {
         let state = sync.effectiveState(at: now)
         switch state {
@@ -23,7 +26,7 @@ public enum BlockedReason {
                 return "offline since \(clockTime(offline, now: now, timeZone: timeZone))"
             }
             guard let version = sync.serverVersion else { return "not on the server yet; run \(dialect.syncAll)" }
-            return "changed here since the server's version \(version); run \(dialect.syncAll)"
+            return "changed here since \(serverCopy(version)); run \(dialect.syncAll)"
         case .waiting:
             let when = sync.nextAttemptAt.map { clockTime($0, now: now, timeZone: timeZone) } ?? "a later run"
             if let error = sync.lastError {

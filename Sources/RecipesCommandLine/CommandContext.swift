@@ -37,6 +37,12 @@ struct CommandContext {
         return configuration
     }
 
+    /// The kind of server whose versions `status` and `show` name (`server.kind`): `.http`, whose versions are plain
+    /// numbers, when the configuration cannot be read or names no kind (`status`'s destination line says why).
+    func serverKindOfVersions() -> ServerKind {
+        (try? configuration(warnAboutPermissions: false).serverKind()) ?? .http
+    }
+
     /// Opens the home's store: `.readWrite` for commands that change something, `.readOnly` for those that only read
     /// (which then create and write nothing, and work in a read-only home).
     func openStore(_ access: RecipeStore.Access = .readWrite) throws -> RecipeStore {

@@ -31,7 +31,8 @@ struct ShowCommand: ParsableCommand {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
             let store = try context.openStore(.readOnly)
-            let formatter = RecipeFormatter(store: store, now: Date())
+            var formatter = RecipeFormatter(store: store, now: Date())
+            formatter.server = context.serverKindOfVersions()
             let recipe = try store.recipe(id: store.recipeID(id))
             let request: ScaleRequest? = servings.map(ScaleRequest.servings) ?? scale.map(ScaleRequest.factor)
             let factor = try request.map { request throws in try Self.factor(request, of: recipe) }

@@ -19,7 +19,8 @@ struct StatusCommand: ParsableCommand {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         try context.reportingFailures {
             let store = try context.openStore(.readOnly)
-            let formatter = RecipeFormatter(store: store, now: Date())
+            var formatter = RecipeFormatter(store: store, now: Date())
+            formatter.server = context.serverKindOfVersions()
             let recipes = try store.recipes(ids: ids.isEmpty ? nil : store.recipeIDs(ids))
             let notes = Self.folderNotes(context.home)
             if json {

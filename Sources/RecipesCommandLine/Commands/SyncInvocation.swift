@@ -47,7 +47,7 @@ struct SyncInvocation: Equatable {
                     return try await run(context: context, store: context.openStore(), settings: settings, configuration: configuration)
                 }
             }
-            output(context).finish(summary)
+            output(context, server: ServerKind(settings.kind)).finish(summary)
             return summary
         }
         return try await run(context: context, store: store, settings: settings, configuration: configuration)
@@ -80,7 +80,7 @@ struct SyncInvocation: Equatable {
     private func run(
         context: CommandContext, store: RecipeStore, settings: SyncSettings, configuration: ClientConfiguration
     ) async throws -> SyncSummary {
-        let output = output(context)
+        let output = output(context, server: ServerKind(settings.kind))
         if mode == .terminal, direction != .pullOnly {
             // The live display counts against the recipes due now (those named), from its first frame.
             let expected = try ids.map { try store.recipes(ids: store.recipeIDs($0)) } ?? store.dueRecipes(at: settings.now())
@@ -111,10 +111,11 @@ struct SyncInvocation: Equatable {
         return SyncSettings(api: api, kind: kind, token: configuration.token, caBundlePath: configuration.caBundle)
     }
 
-    private func output(_ context: CommandContext) -> any SyncOutput {
+    /// The run's output, showing the versions of a `server` of that kind in its words.
+    private func output(_ context: CommandContext, server: ServerKind) -> any SyncOutput {
         makeSyncOutput(
             mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment,
-            dialect: dialect)
+            dialect: dialect, server: server)
     }
 }
 

@@ -25,14 +25,19 @@ struct WatchInvocation {
                 try context.home.createDirectories()
                 let lock = try WatchLock(home: context.home)
                 let store = try context.openStore()
-                let output = WatchCommandOutput(mode: mode, context: context)
+                let output = WatchCommandOutput(mode: mode, context: context, server: ServerKind(configuration.settings.kind))
                 if mode == .background, isatty(STDERR_FILENO) == 1 {
                     context.console.err(
                         "recipes: watching \(context.home.url.path) (pid \(getpid())); events go to "
                             + "\(context.home.logsURL.appendingPathComponent("sync.log").path); Ctrl-C stops\n")
                 }
                 let watcher = Watcher(
-                    store: store, configuration: configuration, reload: { try self.configuration(context) },
+                    store: store, configuration: configuration,
+                    reload: {
+                        let reloaded = try self.configuration(context)
+                        output.showVersions(of: ServerKind(reloaded.settings.kind))
+                        return reloaded
+                    },
                     output: output)
                 try await watcher.run()
                 withExtendedLifetime(lock) {}

@@ -1,3 +1,5 @@
+import RecipeSync
+
 /// What kind of server `server.url` names (`server.kind`, environment `RECIPES_SERVER_KIND`): the destination kinds
 /// of docs/http-api.md and docs/mealie.md.
 public enum ServerKind: String, CaseIterable, Sendable {
@@ -11,6 +13,14 @@ public enum ServerKind: String, CaseIterable, Sendable {
         switch self {
         case .http: "a recipes server of the HTTP contract, the default"
         case .mealie: "a Mealie 2.x server, with a Mealie API token"
+        }
+    }
+
+    /// The kind of `destination`, the sync layer's name for it.
+    init(_ destination: DestinationKind) {
+        switch destination {
+        case .http: self = .http
+        case .mealie: self = .mealie
         }
     }
 

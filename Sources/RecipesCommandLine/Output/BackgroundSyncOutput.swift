@@ -9,12 +9,14 @@ import RecipeModels
 /// for a person (failed or cancelled in an earlier run) are logged, and the failed ones mailed, at most once a day
 /// (`ReminderSchedule`); a run whose only news they are leaves no line in between.
 ///
-/// Lines read `2026-11-20T10:00:00.123Z [4242] #3 Tomato soup: done (revision 4 on the server)`, the process id
+/// Lines read `2026-11-20T10:00:00.123Z [4242] #3 Tomato soup: done (version 4 on the server)`, the process id
 /// telling concurrent runs apart. A run that had nothing to do leaves no line, so a cron job every few minutes
 /// does not fill the log with `nothing to do`.
 final class BackgroundSyncOutput: SyncOutput {
     private let log: SyncLog
     private let console: any Console
+    /// The kind of server the run syncs with, whose versions the lines show in its words.
+    private let server: ServerKind
     private let clock: @Sendable () -> Date
     private let processID: Int32
     private let reminders: ReminderSchedule
@@ -24,11 +26,12 @@ final class BackgroundSyncOutput: SyncOutput {
 
     /// Creates the output; `clock` (the time of the summary line) is replaceable for tests.
     init(
-        log: SyncLog, console: any Console, clock: @escaping @Sendable () -> Date = { Date() },
+        log: SyncLog, console: any Console, server: ServerKind = .http, clock: @escaping @Sendable () -> Date = { Date() },
         processID: Int32 = ProcessInfo.processInfo.processIdentifier
     ) {
         self.log = log
         self.console = console
+        self.server = server
         self.clock = clock
         self.processID = processID
         self.reminders = ReminderSchedule(logs: log.directory)
@@ -49,7 +52,7 @@ final class BackgroundSyncOutput: SyncOutput {
             return logged.offline.take(event)
         }
         if held { return }
-        let line = SyncEventText.line(event)
+        let line = SyncEventText.line(event, server: server)
         log.append(stamp(event.time) + line)
         logged.withLock { logged in
             logged.any = true
@@ -64,7 +67,7 @@ final class BackgroundSyncOutput: SyncOutput {
             let now = clock()
             if ReminderSchedule.isDue(last: reminders.last(), now: now) {
                 for event in held {
-                    let line = SyncEventText.line(event)
+                    let line = SyncEventText.line(event, server: server)
                     log.append(stamp(event.time) + line)
                     if event.hint == .retry { console.err("recipes: " + line + "\n") }
                 }

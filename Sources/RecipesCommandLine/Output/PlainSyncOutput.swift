@@ -23,6 +23,8 @@ final class PlainSyncOutput: SyncOutput {
     private let console: any Console
     /// The words of the commands the lines advise.
     private let dialect: CommandDialect
+    /// The kind of server the run syncs with, whose versions the lines show in its words.
+    private let server: ServerKind
     /// What each recipe last showed, and the recipes left for the network (one line at the end); held while
     /// writing, so that lines never interleave.
     private let state = Locked(State())
@@ -32,9 +34,10 @@ final class PlainSyncOutput: SyncOutput {
         var offline = OfflineRecipes()
     }
 
-    init(console: any Console, dialect: CommandDialect = .shell) {
+    init(console: any Console, dialect: CommandDialect = .shell, server: ServerKind = .http) {
         self.console = console
         self.dialect = dialect
+        self.server = server
     }
 
     func emit(_ event: SyncEvent) {
@@ -63,7 +66,7 @@ final class PlainSyncOutput: SyncOutput {
             case .done, .failed, .cancelled, .offline, .skipped, .pulled, .merged, .conflict, .removed, .downloaded:
                 state.shown[event.id] = nil
             }
-            console.out(SyncEventText.line(event, dialect: dialect) + "\n")
+            console.out(SyncEventText.line(event, dialect: dialect, server: server) + "\n")
         }
     }
 

@@ -23,6 +23,9 @@ public struct RecipeFormatter: Sendable {
     /// The words of the commands the text advises (`recipes sync 3` at a shell, `sync 3` in the REPL); the JSON
     /// always speaks a shell's.
     var dialect: CommandDialect = .shell
+    /// The kind of server the recipes sync with, whose versions the text shows in its words
+    /// (`DestinationVersionWords`); the JSON always keeps the numbers.
+    var server: ServerKind = .http
 
     /// Creates a formatter.
     public init(
@@ -55,6 +58,18 @@ public struct RecipeFormatter: Sendable {
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
+    /// The words of `version` of the server (`server`'s kind).
+    func versionWords(_ version: Int64) -> DestinationVersionWords {
+        DestinationVersionWords(version: version, kind: server)
+    }
+
+    /// Why `recipe` is not on the server now (`BlockedReason`), in the text's words; nil when it is.
+    func blocked(_ recipe: Recipe) -> String? {
+        BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone, dialect: dialect) {
+            versionWords($0).serversCopy
+        }
+    }
+
     /// `recipe` with its lease dropped when the process holding it is gone.
     func withoutDeadLease(_ recipe: Recipe) -> Recipe {
         var recipe = recipe
@@ -83,8 +98,8 @@ public struct RecipeFormatter: Sendable {
         let rows = recipes.map { recipe in
             [
                 String(recipe.id), Self.shortUUID(recipe.uuid), recipe.sync.effectiveState(at: now).rawValue,
-                String(recipe.sync.revision), recipe.sync.serverVersion.map(String.init) ?? "-", recipe.title,
-                BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone, dialect: dialect) ?? "",
+                String(recipe.sync.revision), recipe.sync.serverVersion.map { versionWords($0).value } ?? "-", recipe.title,
+                blocked(recipe) ?? "",
             ]
         }
         return Self.table(header: ["ID", "UUID", "STATE", "REV", "SERVER", "TITLE", "WHY NOT SYNCED"], rows: rows)
@@ -150,13 +165,13 @@ public struct RecipeFormatter: Sendable {
         }
         field("state", recipe.sync.effectiveState(at: now).rawValue)
         field("revision", "\(recipe.sync.revision) (on this device)")
-        field("server", recipe.sync.serverVersion.map { "version \($0)" } ?? "none yet")
+        field("server", recipe.sync.serverVersion.map { versionWords($0).phrase } ?? "none yet")
         field("attempts", String(recipe.sync.attempts))
         if let next = recipe.sync.nextAttemptAt { field("next attempt", ISO8601.string(next)) }
         if let error = recipe.sync.lastError { field("last error", error) }
         if let remote = recipe.sync.remoteImageURL { field("server image", remote) }
         field("modified", ISO8601.string(recipe.dateModified))
-        if let blocked = BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone, dialect: dialect) {
+        if let blocked = blocked(recipe) {
             field("blocked", blocked)
         }
         if let conflict = recipe.sync.conflict {

@@ -8,9 +8,9 @@ import RecipeModels
 /// are cleaned of control characters first.
 enum SyncEventText {
     /// `#3 Tomato soup: image: uploading 256.0 KiB (attempt 1)` and the like; a command it advises is in
-    /// `dialect`'s words.
-    static func line(_ event: SyncEvent, dialect: CommandDialect = .shell) -> String {
-        prefix(event) + message(event, dialect: dialect)
+    /// `dialect`'s words, a version of the server in the words of its kind (`DestinationVersionWords`).
+    static func line(_ event: SyncEvent, dialect: CommandDialect = .shell, server: ServerKind = .http) -> String {
+        prefix(event) + message(event, dialect: dialect, server: server)
     }
 
     /// `#3 Tomato soup: ` — the recipe the line is about.
@@ -19,13 +19,15 @@ enum SyncEventText {
         return title.allSatisfy(\.isWhitespace) ? "#\(event.id): " : "#\(event.id) \(title): "
     }
 
-    /// What happened, after the prefix, with the command its hint names (in `dialect`'s words).
-    static func message(_ event: SyncEvent, dialect: CommandDialect = .shell) -> String {
+    /// What happened, after the prefix, with the command its hint names (in `dialect`'s words) and a version of the
+    /// server in the words of `server`'s kind.
+    static func message(_ event: SyncEvent, dialect: CommandDialect = .shell, server: ServerKind = .http) -> String {
+        let happened = happened(event, server: server)
         switch event.hint {
-        case .resolve?: return happened(event) + " — " + dialect.resolve(event.id)
-        case .resume?: return happened(event) + "; " + dialect.sync(event.id) + " resumes it"
-        case .retry?: return happened(event) + "; " + dialect.sync(event.id) + " tries it again"
-        case nil: return happened(event)
+        case .resolve?: return happened + " — " + dialect.resolve(event.id)
+        case .resume?: return happened + "; " + dialect.sync(event.id) + " resumes it"
+        case .retry?: return happened + "; " + dialect.sync(event.id) + " tries it again"
+        case nil: return happened
         }
     }
 
@@ -41,9 +43,10 @@ enum SyncEventText {
     }
 
     /// What happened, without advice.
-    private static func happened(_ event: SyncEvent) -> String {
+    private static func happened(_ event: SyncEvent, server: ServerKind) -> String {
         let step = event.step.map { "\($0.rawValue): " } ?? ""
         let error = event.error.map(TerminalText.clean)
+        let version = event.version.map { DestinationVersionWords(version: $0, kind: server) }
         switch event.kind {
         case .start:
             return step + started(event)
@@ -56,7 +59,7 @@ enum SyncEventText {
             return text
         case .done:
             if event.step == .delete { return "done (deleted on the server)" }
-            if let version = event.version { return "done (version \(version) on the server)" }
+            if let version { return "done (" + version.onServer + ")" }
             return "done"
         case .failed:
             return "failed: " + (error ?? "gave up")
@@ -70,10 +73,9 @@ enum SyncEventText {
             if let delay = event.delay { return "skipped: next attempt in " + DurationFormat.describe(delay) }
             return "skipped: not due"
         case .pulled:
-            return "pulled" + (event.version.map { " (version \($0) from the server)" } ?? "")
+            return "pulled" + (version.map { " (" + $0.fromServer + ")" } ?? "")
         case .merged:
-            return "merged with the server's version" + (event.version.map { " \($0)" } ?? "")
-                + (error.map { "; " + $0 } ?? "")
+            return "merged with " + (version?.serversCopy ?? "the server's version") + (error.map { "; " + $0 } ?? "")
         case .conflict:
             return "conflict: " + (error ?? "changed here and on the server")
         case .removed:

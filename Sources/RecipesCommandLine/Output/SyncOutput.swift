@@ -55,21 +55,23 @@ public enum SyncOutputMode: Sendable, Equatable {
 ///   - environment: for `NO_COLOR` (set and not empty: no colour at all).
 ///   - logRotationBytes: the size past which `sync.log` is rotated (about 1 MiB; smaller in tests).
 ///   - dialect: the words of the commands the lines advise (`recipes sync 3` at a shell, `sync 3` in the REPL).
+///   - server: the kind of server the run syncs with, whose versions the lines show in its words (the JSON keeps
+///     the numbers).
 public func makeSyncOutput(
     mode: SyncOutputMode, console: any Console, logsDirectory: URL,
     environment: [String: String] = ProcessInfo.processInfo.environment, logRotationBytes: Int64 = 1 << 20,
-    dialect: CommandDialect = .shell
+    dialect: CommandDialect = .shell, server: ServerKind = .http
 ) -> any SyncOutput {
     switch mode {
     case .terminal:
         let colour = (environment["NO_COLOR"] ?? "").isEmpty
-        return TerminalSyncOutput(console: console, colour: colour, dialect: dialect)
+        return TerminalSyncOutput(console: console, colour: colour, dialect: dialect, server: server)
     case .plain:
-        return PlainSyncOutput(console: console, dialect: dialect)
+        return PlainSyncOutput(console: console, dialect: dialect, server: server)
     case .json:
         return JSONSyncOutput(console: console)
     case .background:
         let log = SyncLog(directory: logsDirectory, rotationBytes: logRotationBytes, console: console)
-        return BackgroundSyncOutput(log: log, console: console)
+        return BackgroundSyncOutput(log: log, console: console, server: server)
     }
 }

@@ -55,6 +55,8 @@ final class TerminalSyncOutput: SyncOutput {
     private let colour: Bool
     /// The words of the commands the lines advise.
     private let dialect: CommandDialect
+    /// The kind of server the run syncs with, whose versions the lines show in its words.
+    private let server: ServerKind
     private let clock: @Sendable () -> Date
     private let size: @Sendable () -> TerminalSize
     /// Everything that changes; held while a frame is built and written, so frames never interleave.
@@ -62,13 +64,14 @@ final class TerminalSyncOutput: SyncOutput {
 
     /// Creates the output; `clock` and `size` are replaceable for tests.
     init(
-        console: any Console, colour: Bool, dialect: CommandDialect = .shell,
+        console: any Console, colour: Bool, dialect: CommandDialect = .shell, server: ServerKind = .http,
         clock: @escaping @Sendable () -> Date = { Date() },
         size: @escaping @Sendable () -> TerminalSize = TerminalSize.current
     ) {
         self.console = console
         self.colour = colour
         self.dialect = dialect
+        self.server = server
         self.clock = clock
         self.size = size
     }
@@ -157,7 +160,7 @@ final class TerminalSyncOutput: SyncOutput {
     /// The line left above the live area when a recipe finishes: the plain line, its outcome coloured unless
     /// `NO_COLOR` is set.
     private func permanentLine(_ event: SyncEvent) -> String {
-        let message = SyncEventText.message(event, dialect: dialect)
+        let message = SyncEventText.message(event, dialect: dialect, server: server)
         guard colour else { return SyncEventText.prefix(event) + message }
         let code: String
         switch event.kind {

@@ -10,27 +10,45 @@ import SyncWatch
 final class WatchCommandOutput: WatchOutput {
     private let mode: SyncOutputMode
     private let context: CommandContext
-    private let pass: Locked<any SyncOutput>
+    /// The output of the pass under way (made at its first event, so that it shows the kind of server the pass
+    /// syncs with) and that kind: the configuration's, again after each reload.
+    private let pass: Locked<(output: (any SyncOutput)?, server: ServerKind)>
     private let log: SyncLog?
     private let processID = ProcessInfo.processInfo.processIdentifier
 
-    /// An output in `mode` (`.background`, `.plain` or `.json`) for `context`'s home and console.
-    init(mode: SyncOutputMode, context: CommandContext) {
+    /// An output in `mode` (`.background`, `.plain` or `.json`) for `context`'s home and console, showing the
+    /// versions of a `server` of that kind.
+    init(mode: SyncOutputMode, context: CommandContext, server: ServerKind) {
         self.mode = mode
         self.context = context
-        pass = Locked(Self.passOutput(mode, context))
+        pass = Locked((nil, server))
         log = mode == .background
             ? SyncLog(directory: context.home.logsURL, console: context.console) : nil
     }
 
     func emit(_ event: SyncEvent) {
-        pass.withLock { $0 }.emit(event)
+        currentPass().emit(event)
     }
 
     func finish(_ summary: SyncSummary) {
-        pass.withLock { output in
-            output.finish(summary)
-            output = Self.passOutput(mode, context)
+        pass.withLock { pass in
+            (pass.output ?? Self.passOutput(mode, context, server: pass.server)).finish(summary)
+            pass.output = nil
+        }
+    }
+
+    /// Shows the versions of the passes to come in the words of `kind` (a reloaded configuration's).
+    func showVersions(of kind: ServerKind) {
+        pass.withLock { $0.server = kind }
+    }
+
+    /// The output of the pass under way, made at its first event.
+    private func currentPass() -> any SyncOutput {
+        pass.withLock { pass in
+            if let output = pass.output { return output }
+            let output = Self.passOutput(mode, context, server: pass.server)
+            pass.output = output
+            return output
         }
     }
 
@@ -50,9 +68,10 @@ final class WatchCommandOutput: WatchOutput {
         }
     }
 
-    private static func passOutput(_ mode: SyncOutputMode, _ context: CommandContext) -> any SyncOutput {
+    private static func passOutput(_ mode: SyncOutputMode, _ context: CommandContext, server: ServerKind) -> any SyncOutput {
         makeSyncOutput(
-            mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment)
+            mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment,
+            server: server)
     }
 
     /// The words of a notice in the log and on stdout; nil for a pass starting (its events say what it did).

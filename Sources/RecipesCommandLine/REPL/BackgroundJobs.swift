@@ -68,7 +68,8 @@ final class BackgroundJobs: Sendable {
             return state.next
         }
         let prefix = "[\(number)] "
-        let output = PlainSyncOutput(console: JobConsole(lines: lines, prefix: prefix), dialect: .repl)
+        let output = PlainSyncOutput(
+            console: JobConsole(lines: lines, prefix: prefix), dialect: .repl, server: try configuration.serverKind())
         let ended = Locked(0)
         let run = try invocation.prepareRun(store: store, configuration: configuration) { event in
             output.emit(event)

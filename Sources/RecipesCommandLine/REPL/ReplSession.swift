@@ -89,6 +89,7 @@ public final class ReplSession {
     func execute(_ command: ReplCommand) async throws -> LineResult {
         var formatter = RecipeFormatter(store: store, now: now())
         formatter.dialect = dialect
+        formatter.server = (try? configuration.serverKind()) ?? .http  // a kind that is none: `status` says so
         switch command {
         case .new(let title):
             let recipe = try writableStore().create(title: title)
