@@ -138,7 +138,6 @@ public final class SyncRun: Sendable {
             client.setConcurrentTransfers(connections)
             queue.setMaxConcurrentProcedures(connections * 2)
         }
-        defer { planning.cancel() }
         let steps = ChainSteps(
             destination: destination, store: store, settings: settings, outbox: outbox, recorder: recorder,
             poller: poller, report: { claim, step, words in
@@ -184,6 +183,11 @@ public final class SyncRun: Sendable {
         recording.cancel()
         _ = await polling.value
         _ = await recording.value
+        // A run that ended before its push (nothing due, a set-up mistake, Ctrl-C) still waits for its health ask:
+        // the process must not exit while that request's TLS handshake runs on the transport thread (OpenSSL's exit
+        // handlers would free what it uses: exit 139).
+        planning.cancel()
+        await planning.value
         recorder.recordEnds()
         if options.ids == nil, setupFailure.withLock({ $0 == nil }) {
             try? reports.reportConflicts(except: conflictsReported.withLock { $0 }, at: settings.now())

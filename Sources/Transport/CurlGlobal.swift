@@ -6,8 +6,13 @@ enum CurlGlobal {
     /// Why libcurl could not be loaded (it is opened with dlopen, see Sources/CCurl/shim.h), or nil once loaded.
     private static let loadFailure: String? = recipes_curl_load().map { String(cString: $0) }
 
-    /// The result of the one initialisation; Swift runs a static initialiser once, thread-safely.
-    private static let initResult: CURLcode = recipes_curl_global_init(Int(CURL_GLOBAL_ALL))
+    /// The result of the one initialisation; Swift runs a static initialiser once, thread-safely. The exit's wait for
+    /// loops tearing down is registered after it, so that it runs before the exit handlers it made OpenSSL register.
+    private static let initResult: CURLcode = {
+        let result = recipes_curl_global_init(Int(CURL_GLOBAL_ALL))
+        TeardownsAtExit.registerExitHandler()
+        return result
+    }()
 
     /// Loads and initialises libcurl if needed; throws if it could not be loaded or initialised.
     static func ensureInitialised() throws(TransportError) {

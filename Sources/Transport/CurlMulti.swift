@@ -6,6 +6,8 @@ internal import CCurl
 final class CurlMulti {
     /// The raw `CURLM *`.
     let handle: UnsafeMutableRawPointer
+    /// Whether `close` freed it already.
+    private var closed = false
 
     /// Creates a multi handle whose connection pool keeps up to `maxConnections` idle connections.
     init(maxConnections: Int) throws(TransportError) {
@@ -19,6 +21,14 @@ final class CurlMulti {
     }
 
     deinit {
+        close()
+    }
+
+    /// Frees the handle and closes its connections now (once; `deinit` does it otherwise). Nothing may be called on it
+    /// afterwards.
+    func close() {
+        guard !closed else { return }
+        closed = true
         recipes_curl_multi_cleanup(handle)
     }
 

@@ -82,8 +82,9 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
     /// Stops the loop: every outstanding transfer fails as cancelled, then the thread ends.
     func shutdown() {
         inbox.withLock { inbox in
-            guard !inbox.closed else { return }
+            guard !inbox.closed, !inbox.closing else { return }
             inbox.closing = true
+            TeardownsAtExit.begin()   // ended by the loop's thread once it freed its handles
             multi.wakeup()
         }
     }
@@ -166,6 +167,9 @@ final class TransferLoop: TaskExecutor, @unchecked Sendable {
             if idle { multi.poll(milliseconds: nextDeadline.map { Self.millisecondsUntil($0) } ?? 1000) }
         }
         close()
+        // Its connections closed now, on this thread, before a process exiting meanwhile tears OpenSSL down.
+        multi.close()
+        TeardownsAtExit.end()
     }
 
     /// Ends the transfers whose answer is overdue (see `HTTPRequest.answerDeadline`) as timed out; returns the
