@@ -48,7 +48,7 @@ final class FeatureCache: Sendable {
 
     init() {}
 
-    /// What `ask` learned the first time (and again after a failure).
+    /// What `ask` learned the first time (and again after a failure or a cancellation).
     func learned(_ ask: @escaping @Sendable () async throws -> Learned) async throws -> Learned {
         let task = asked.withLock { asked in
             if let task = asked { return task }
@@ -57,7 +57,9 @@ final class FeatureCache: Sendable {
             return task
         }
         do {
-            return try await task.value
+            // A waiter cancelled (a run ending early waits for its health ask) cancels the ask: its request ends at
+            // once instead of running out its time on a server that does not answer.
+            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
         } catch {
             asked.withLock { asked in if asked == task { asked = nil } }
             throw error
