@@ -40,11 +40,11 @@ extension HTTPDestination {
     /// The round trip the features' ask measured: on a connection of its own, a connect and an exchange (two round
     /// trips). Nil when the server could not be asked.
     func roundTrip() async -> Duration? {
-        try? await learned().roundTrip
+        try? await learned(cancelling: true).roundTrip
     }
 
-    private func learned() async throws -> FeatureCache.Learned {
-        try await features.learned { [self] in
+    private func learned(cancelling: Bool = false) async throws -> FeatureCache.Learned {
+        try await features.learned(cancelling: cancelling) { [self] in
             let started = settings.now()
             let response = try await send(api.health(), what: "health")
             let roundTrip = Duration.seconds(max(0, settings.now().timeIntervalSince(started)) / 2)

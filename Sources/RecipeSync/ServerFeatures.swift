@@ -48,8 +48,12 @@ final class FeatureCache: Sendable {
 
     init() {}
 
-    /// What `ask` learned the first time (and again after a failure or a cancellation).
-    func learned(_ ask: @escaping @Sendable () async throws -> Learned) async throws -> Learned {
+    /// What `ask` learned the first time (and again after a failure or a cancellation). With `cancelling`, this
+    /// waiter's cancellation cancels the ask itself (for the run's own wait for its plan; a chain's cancellation must
+    /// not fail the other chains waiting for the same answer).
+    func learned(
+        cancelling: Bool = false, _ ask: @escaping @Sendable () async throws -> Learned
+    ) async throws -> Learned {
         let task = asked.withLock { asked in
             if let task = asked { return task }
             let task = Task { try await ask() }
@@ -57,9 +61,9 @@ final class FeatureCache: Sendable {
             return task
         }
         do {
-            // A waiter cancelled (a run ending early waits for its health ask) cancels the ask: its request ends at
-            // once instead of running out its time on a server that does not answer.
-            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            // A run ending early waits for its health ask: cancelled, the request ends at once instead of running out
+            // its time on a server that does not answer.
+            return try await withTaskCancellationHandler { try await task.value } onCancel: { if cancelling { task.cancel() } }
         } catch {
             asked.withLock { asked in if asked == task { asked = nil } }
             throw error
