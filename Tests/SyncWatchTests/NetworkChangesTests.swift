@@ -10,8 +10,10 @@ import Glibc
 final class PrivateNetwork {
     let name: String
 
-    /// Whether this machine lets the tests make one (root, and namespaces allowed), found once by making one.
+    /// Whether this machine lets the tests make one (root, and namespaces allowed), found once by making one; the
+    /// leftovers of killed test processes go first.
     static let canCreate: Bool = {
+        removeLeftovers()
         guard let probe = PrivateNetwork() else { return false }
         _ = probe
         return true
@@ -23,6 +25,19 @@ final class PrivateNetwork {
     }
 
     deinit { _ = ip(["netns", "delete", name]) }
+
+    /// Deletes the namespaces of earlier test processes that were killed before they could delete theirs (a test run
+    /// stopped with SIGKILL runs no `deinit`): each name carries its process's id, and only those of processes that
+    /// no longer exist go.
+    static func removeLeftovers(in directory: String = "/run/netns") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            let parts = name.split(separator: "-")
+            guard parts.count == 4, parts[0] == "recipes", parts[1] == "watch", let pid = pid_t(parts[2]),
+                pid != getpid(), kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            _ = ip(["netns", "delete", name])
+        }
+    }
 
     /// Runs `ip -n <name> arguments`; the test fails when it does.
     func run(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async {
@@ -51,6 +66,24 @@ final class PrivateNetwork {
 
 @Suite("The kernel's network notices (rtnetlink), seen in a private network namespace the test makes")
 struct NetworkChangesTests {
+    @Test("a namespace left by a test process that no longer exists is deleted; one of a live process is kept",
+          .enabled(if: PrivateNetwork.canCreate,
+                   "making a network namespace needs root and a kernel that allows it (`ip netns add` failed)"))
+    func leftoversRemoved() throws {
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let leftover = "recipes-watch-\(gone.processIdentifier)-0ld0ne00"
+        #expect(ip(["netns", "add", leftover]).status == 0)
+        let live = try #require(PrivateNetwork())
+        PrivateNetwork.removeLeftovers()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []
+        #expect(!names.contains(leftover), "the dead process's namespace is gone")
+        #expect(names.contains(live.name), "this process's own namespace stays")
+        if names.contains(leftover) { _ = ip(["netns", "delete", leftover]) }
+    }
+
     @Test("adding a link, bringing it up, adding an address and a default route, then taking them away: each is a notice",
           .enabled(if: PrivateNetwork.canCreate,
                    "making a network namespace needs root and a kernel that allows it (`ip netns add` failed)"))

@@ -7,7 +7,8 @@
 #   link_up ONE-WAY-DELAY-MS RATE-MBIT # namespaces $NS_SERVER ($SERVER_ADDR) and $NS_CLIENT ($CLIENT_ADDR)
 #   in_server CMD... / in_client CMD...
 #   link_down                          # ends LinkDelay and deletes both namespaces; also call it from an EXIT trap
-# Names carry this shell's PID and a counter, so several runs on one machine never meet.
+# Names carry this shell's PID and a counter, so several runs on one machine never meet; the first link_up deletes
+# those of benches killed before their EXIT trap ran (shells no longer running).
 SERVER_ADDR=10.200.0.1
 CLIENT_ADDR=10.200.0.2
 NS_SERVER=""
@@ -24,7 +25,21 @@ netns_link_unavailable() {
     ip netns del "$probe" 2>/dev/null || true
 }
 
+remove_leftover_links() { # the namespaces of earlier benches killed before their EXIT trap ran (dead shell PIDs)
+    local ns pid
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+        case "$ns" in
+            rcp-srv-*-* | rcp-cli-*-*) ;;
+            *) continue ;;
+        esac
+        pid=${ns#rcp-???-}
+        pid=${pid%%-*}
+        [ "$pid" != "$$" ] && ! kill -0 "$pid" 2>/dev/null && ip netns del "$ns" 2>/dev/null || true
+    done
+}
+
 link_up() { # $1 one-way delay in ms, $2 rate in Mbit/s
+    [ "$LINK_SEQ" -eq 0 ] && remove_leftover_links
     LINK_SEQ=$((LINK_SEQ + 1))
     NS_SERVER="rcp-srv-$$-$LINK_SEQ"
     NS_CLIENT="rcp-cli-$$-$LINK_SEQ"
