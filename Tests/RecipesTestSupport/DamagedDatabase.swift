@@ -43,15 +43,24 @@ public func damageMiddlePages(ofDatabaseAt path: String, pages: Int = 3) throws 
     }
     let chosen = middle("recipes", 1) + middle("ingredients", max(0, pages - 1))
     var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    guard bytes.count >= 100 else {  // the header's 100 bytes hold the page size at offset 16
+        throw DamageFailure(description: "\(path) has \(bytes.count) bytes, fewer than an SQLite header: there is no database to damage")
+    }
     let declared = Int(bytes[16]) << 8 | Int(bytes[17])
     let pageSize = declared == 1 ? 65_536 : declared
-    for page in chosen {  // numbered from 1
+    for page in chosen where (page - 1) * pageSize < bytes.count {  // numbered from 1
         for offset in ((page - 1) * pageSize)..<min(bytes.count, page * pageSize) {
             bytes[offset] = UInt8(truncatingIfNeeded: offset &* 31 &+ 0xA5)
         }
     }
     try bytes.write(to: URL(fileURLWithPath: path))
     return bytes
+}
+
+/// A database file that was not there to damage as `damageMiddlePages` needs.
+public struct DamageFailure: Error, CustomStringConvertible {
+    /// What was found instead.
+    public var description: String
 }
 
 /// How each recipe of a damaged home reads through a read-only store: whole, its row but not its parts, or not at
