@@ -43,6 +43,7 @@ struct ChangesFeedTests {
             #expect(changes.map(\.1) == [b, a] && changes.map(\.2) == [2, 2] && changes.map(\.3) == [false, true])
             #expect(page.json["next"] as? Int == 4 && page.json["more"] as? Bool == false)
             let documents = try #require(page.json["changes"] as? [[String: Any]])
+            try #require(documents.count == 2)
             #expect((documents[0]["recipe"] as? [String: Any])?["name"] as? String == "Soup")
             #expect(documents[1]["recipe"] == nil)
         }

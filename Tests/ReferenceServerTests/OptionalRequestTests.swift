@@ -110,6 +110,7 @@ struct OptionalRequestTests {
             #expect(results.map { $0["version"] as? Int } == [1, 2, 2, 1, nil, nil])
             #expect(results.map { $0["deleted"] as? Bool } == [false, false, true, false, nil, nil])
             #expect(results.map { $0["error"] as? String } == [nil, nil, nil, "stale", "invalid", "precondition-required"])
+            try #require(results.count == 6)
             #expect((results[4]["message"] as? String)?.contains("upload the image first") == true)
             // Each write is stored as its own request would store it: the documents, the tombstone, the feed.
             let gotB = await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/recipes/\(b)")

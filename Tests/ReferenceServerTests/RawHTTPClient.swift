@@ -131,7 +131,7 @@ enum RawHTTPClient {
         let bodyStart = end.upperBound
         if method == "HEAD" || status == 204 || status == 304 { return .answer(status: status, headers: headers, body: Data()) }
         let length = Int(headers["content-length"] ?? "0") ?? 0
-        guard data.count - bodyStart >= length else { return nil }
+        guard length >= 0, data.count - bodyStart >= length else { return nil }  // a negative length is no answer
         return .answer(status: status, headers: headers, body: Data(data[bodyStart..<(bodyStart + length)]))
     }
 }

@@ -13,8 +13,8 @@ struct RequestLogTests {
                                                  headers: ["Content-Type": "image/png"], body: image).status == 201)
             #expect(await RawHTTPClient.exchange(port: server.port, method: "GET", path: "/v1/health").status == 200)
             let entries = try server.logEntries()
-            #expect(entries.count == 2)
-            let put = entries[0]
+            try #require(entries.count == 2, "\(entries)")
+            let (put, health) = (entries[0], entries[1])
             #expect(put["method"] as? String == "PUT")
             #expect(put["path"] as? String == "/v1/images/\(sha)")
             #expect(put["status"] as? Int == 201)
@@ -24,7 +24,7 @@ struct RequestLogTests {
             let end = try #require(put["end"] as? String)
             let parse = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
             #expect(try parse.parse(start) <= parse.parse(end))
-            #expect(entries[1]["path"] as? String == "/v1/health" && entries[1]["bytesReceived"] as? Int == 0)
+            #expect(health["path"] as? String == "/v1/health" && health["bytesReceived"] as? Int == 0)
         }
     }
 }
