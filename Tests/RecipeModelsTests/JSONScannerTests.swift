@@ -19,8 +19,9 @@ struct JSONScannerTests {
         let data = Data(#"{"changes":[{"recipe":{"name":"A"}},{"recipe":{"name":"B"}}],"more":false}"#.utf8)
         let changes = try #require(JSONScanner.memberRanges(of: data)?.first { $0.key == "changes" }?.value)
         let items = try #require(JSONScanner.elementRanges(of: data, in: changes))
-        #expect(items.count == 2)
+        try #require(items.count == 2)
         let recipe = try #require(JSONScanner.memberRanges(of: data, in: items[1])?.first?.value)
+        try #require(recipe.clamped(to: data.startIndex..<data.endIndex) == recipe, "\(recipe) lies in the \(data.count) bytes")
         #expect(String(decoding: data[recipe], as: UTF8.self) == #"{"name":"B"}"#)
     }
 
