@@ -15,7 +15,8 @@ struct DamagedDatabaseTests {
         try fillHome(dir.home, count: Self.count)
         let bytes = try damageMiddlePages(ofDatabaseAt: dir.home.databaseURL.path)
         let map = try DamageMap(home: dir.home, count: Self.count)
-        #expect(!map.whole.isEmpty && !map.partsUnreadable.isEmpty && !map.rowUnreadable.isEmpty, "\(map)")
+        #expect(!map.rowUnreadable.isEmpty, "\(map)")
+        try #require(!map.whole.isEmpty && !map.partsUnreadable.isEmpty, "\(map)")  // the tests read the first of each
         return (dir, bytes, map)
     }
 

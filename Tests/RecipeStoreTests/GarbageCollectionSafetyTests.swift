@@ -103,8 +103,8 @@ struct GarbageCollectionSafetyTests {
         let dir = TemporaryDirectory()
         let store = try RecipeStore(home: dir.home)
         let id = try store.create(title: "Soup").id
-        let kept = try store.apply(.setImage(try store.media.stage(from: dir.file("a.png", pngBytes()))), to: id)
-            .image!.localFileName!
+        let kept = try #require(try store.apply(.setImage(try store.media.stage(from: dir.file("a.png", pngBytes()))), to: id)
+            .image?.localFileName)
         let media = dir.home.mediaURL.path, outbox = dir.home.outboxURL.path
         let target = dir.file("target.png", pngBytes(seed: 7))
         let linkedCopy = String(repeating: "9", count: 64) + ".png"

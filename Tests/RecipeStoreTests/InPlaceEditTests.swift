@@ -101,6 +101,7 @@ struct InPlaceEditTests {
             .init(content: RecipeContent(title: "B"), remoteImageURL: "https://example.com/b.jpg"),
         ])
         #expect(made.map(\.id) == [1, 2])
+        try #require(made.count == 2)
         #expect(made.allSatisfy { $0.sync.revision == 1 && $0.sync.state == .pending })
         #expect(RecipeContent(try store.recipe(id: 1)) == RecipeContent(title: "A", keywords: "x,y", ingredients: ["1", "2"], steps: ["s"]))
         #expect(made[1].sync.remoteImageURL == "https://example.com/b.jpg" && made[1].image == nil)

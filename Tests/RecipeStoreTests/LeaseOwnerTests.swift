@@ -30,7 +30,7 @@ struct LeaseOwnerTests {
     @Test("this process is alive under its own owner string, and not under its pid with another start time")
     func ownProcess() throws {
         let parts = LeaseOwner.current.split(separator: ":")
-        #expect(parts.count == 2)
+        try #require(parts.count == 2, "\(LeaseOwner.current)")
         #expect(Int32(parts[0]) == getpid())
         let start = try #require(UInt64(parts[1]))
         #expect(start > 0)

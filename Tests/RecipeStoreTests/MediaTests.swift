@@ -23,7 +23,7 @@ struct MediaTests {
         #expect(image.sha256 == sha256(bytes))
         #expect(image.format == .png && image.byteCount == 200_000)
         #expect(image.localFileName == "\(sha256(bytes)).png")
-        #expect(fileBytes(store.media.path(of: image.localFileName!)) == Data(bytes))
+        #expect(fileBytes(store.media.path(of: try #require(image.localFileName))) == Data(bytes))
         #expect(fileBytes(source) == Data(bytes))
         let after = try FileManager.default.attributesOfItem(atPath: source)
         #expect(before[.modificationDate] as? Date == after[.modificationDate] as? Date)
@@ -62,14 +62,14 @@ struct MediaTests {
         let b = try store.create(title: "B").id
         let first = dir.file("1.png", pngBytes(seed: 1))
         let second = dir.file("2.png", pngBytes(seed: 2))
-        let shared = try store.apply(.setImage(try store.media.stage(from: first)), to: a).image!.localFileName!
+        let shared = try #require(try store.apply(.setImage(try store.media.stage(from: first)), to: a).image?.localFileName)
         _ = try store.apply(.setImage(try store.media.stage(from: first)), to: b)
         let sharedPath = store.media.path(of: shared)
         try store.apply(.setImage(try store.media.stage(from: second)), to: a)
         #expect(FileManager.default.fileExists(atPath: sharedPath), "B still uses the first image")
         try store.apply(.clearImage, to: b)
         #expect(!FileManager.default.fileExists(atPath: sharedPath), "nobody uses the first image any more")
-        let aImage = try store.recipe(id: a).image!.localFileName!
+        let aImage = try #require(try store.recipe(id: a).image?.localFileName)
         try store.delete(a)
         #expect(!FileManager.default.fileExists(atPath: store.media.path(of: aImage)))
     }
@@ -80,8 +80,8 @@ struct MediaTests {
         var clock = Date()
         let store = try RecipeStore(home: dir.home, now: { [clock] in clock })
         let id = try store.create(title: "A").id
-        let kept = try store.apply(.setImage(try store.media.stage(from: dir.file("a.png", pngBytes()))), to: id)
-            .image!.localFileName!
+        let kept = try #require(try store.apply(.setImage(try store.media.stage(from: dir.file("a.png", pngBytes()))), to: id)
+            .image?.localFileName)
         let media = store.media.directory.path
         // Names recipes writes: a copy no recipe refers to, and an older version's temporary name (no writer).
         let orphan = sha256(pngBytes(seed: 9)) + ".png", fresh = ".tmp-" + UUID().uuidString.lowercased()

@@ -50,6 +50,7 @@ struct RecipeLimitsTests {
         var content = RecipeContent(try store.recipe(id: id))
         content.description = "Both sides' additions."
         #expect(throws: Never.self) { try store.update(id, to: content) }
+        try #require(!content.ingredients.isEmpty)
         content.ingredients.removeLast()
         #expect(throws: Never.self) { try store.update(id, to: content) }
         #expect(try store.recipe(id: id).ingredients.count == RecipeLimits.listLength + 4)

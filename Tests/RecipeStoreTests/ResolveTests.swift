@@ -83,7 +83,7 @@ struct ResolveTests {
         try refused("recipe \(plain) has no conflict to resolve; `recipes conflicts` lists the recipes that do") {
             _ = try home.store.resolve(id: plain, side: .theirs)
         }
-        try refused(ConflictError.unknownField("colour").errorDescription!) {
+        try refused(try #require(ConflictError.unknownField("colour").errorDescription)) {
             _ = try home.store.resolve(id: home.id, side: .mine, only: ["title", "colour"])
         }
         try refused("step 1 is not in conflict; the conflicting fields are: title, ingredient 2") {
@@ -161,7 +161,8 @@ struct ResolveTests {
         let home = try ConflictFixture()
         try home.store.apply(.title("Stew"), to: home.id)
         try home.pull(.deleted(version: 2))
-        #expect(throws: StoreError(.resolution(detail: ConflictError.deletionIsWhole.errorDescription!))) {
+        let wholeOnly = try #require(ConflictError.deletionIsWhole.errorDescription)
+        #expect(throws: StoreError(.resolution(detail: wholeOnly))) {
             try home.store.resolve(id: home.id, side: .mine, only: ["title"])
         }
         #expect(try home.recipe().sync.conflict == .deletedOnServer)
@@ -176,7 +177,8 @@ struct ResolveTests {
             try db.execute(sql: "UPDATE recipes SET conflicts = '{\"kind\":\"colour\"}' WHERE id = ?", arguments: [home.id])
         }
         #expect(try !home.isDue(), "still held back: the column says there is a conflict")
-        #expect(throws: StoreError(.resolution(detail: ConflictError.unreadable("unknown kind 'colour'").errorDescription!))) {
+        let unreadable = try #require(ConflictError.unreadable("unknown kind 'colour'").errorDescription)
+        #expect(throws: StoreError(.resolution(detail: unreadable))) {
             try home.store.resolve(id: home.id, side: .mine, only: ["title"])
         }
         let resolved = try home.store.resolve(id: home.id, side: .mine)

@@ -30,6 +30,7 @@ struct SearchTests {
         let result = try store.search(["tomato"])
         #expect(result.total == 2)
         #expect(result.hits.map(\.id) == [2, 1])
+        try #require(result.hits.count == 2)
         #expect(result.hits[0].fields == [.title, .ingredients])
         #expect(result.hits[0].matchedWords == ["Tomato", "tomatoes"])
         #expect(result.hits[1].snippet.contains("\(SearchHit.markStart)tomato\(SearchHit.markEnd)"))

@@ -79,6 +79,7 @@ struct WholeRecipeStoreTests {
         let content = RecipeContent(try store.recipe(id: id))
         var edited = content
         edited.details.totalTime = "PT2H"
+        try #require(!edited.steps.isEmpty)
         edited.steps[0].section = "Prep"
         guard case .saved(let saved) = try store.update(id, to: edited) else { throw StoreError(.changeRefused) }
         #expect(RecipeContent(saved) == edited)
@@ -94,6 +95,7 @@ struct WholeRecipeStoreTests {
             .init(content: RecipeContent(title: "Minestrone", details: RecipeDetails(recipeCategory: ["Soup"], recipeCuisine: ["Italian"], author: "Anna Rossi"))),
             .init(content: RecipeContent(title: "Soup of the day", details: RecipeDetails(recipeCuisine: ["French"]))),
         ])
+        try #require(created.count == 2)
         let (minestrone, daily) = (created[0].id, created[1].id)
         #expect(try store.search(["category:soup"]).hits.map(\.id) == [minestrone])
         #expect(Set(try store.search(["soup"]).hits.map(\.id)) == [minestrone, daily])
@@ -130,15 +132,16 @@ struct WholeRecipeStoreTests {
             content: RecipeContent(title: "Cake", ingredients: ["2 eggs"], details: RecipeDetails(url: "https://x.example/cake")),
             received: ReceivedProperties(other: ["aggregateRating": #"{"ratingValue":4}"#], forms: ["name": #""Cake""#]))
         let first = try store.importRecipes([ImportWrite(recipe: page)])
-        let id = first[0].recipe.id
-        #expect(first[0].outcome == .created)
+        let created = try #require(first.first)
+        let id = created.recipe.id
+        #expect(created.outcome == .created)
         #expect(try store.recipeIDs(withURL: "https://x.example/cake") == [id])
         try store.apply(.addStep("Bake."), to: id)
         page.content.ingredients = ["3 eggs"]
         page.received.other["video"] = #"{"@type":"VideoObject"}"#
         let again = try store.importRecipes([ImportWrite(recipe: page, replacing: id), ImportWrite(recipe: page)])
         #expect(again.map(\.outcome) == [.updated, .created])
-        let updated = again[0].recipe
+        let updated = try #require(again.first).recipe
         #expect(updated.sync.revision == 3)
         #expect(updated.ingredients == [Ingredient(text: "3 eggs")] && updated.steps.isEmpty)
         #expect(updated.received == page.received)
