@@ -149,7 +149,7 @@ struct BatchAnswerTests {
         #expect(text.contains(#""ifNoneMatch":"*","document":{"@type":"Recipe","name":"soup \"x\""}"#))
         let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: [[String: Any]]])
         let writes = try #require(object["writes"])
-        #expect(writes.count == 3)
+        try #require(writes.count == 3)
         #expect(writes[1]["ifMatch"] as? String == "4" && writes[1]["identifier"] as? String == two.lowercasedString)
         #expect(writes[2]["delete"] as? Bool == true && writes[2]["ifMatch"] as? String == "2")
 

@@ -97,11 +97,11 @@ struct ChainConclusionTests {
     }
 
     @Test("a deferral's retry event names the attempt to come and its delay")
-    func deferralRetryEvent() {
+    func deferralRetryEvent() throws {
         let ending = ChainConclusion.Ending(
             claim: Self.claim(), outcome: .deferred(Deferral(error: Self.transient, retryAfter: .seconds(90), attempts: 3)),
             step: .image, attempts: 3, pushed: nil, stop: nil)
-        let retry = ChainConclusion.decide(ending, now: Self.now, retryCap: .seconds(86_400)).events[0]
+        let retry = try #require(ChainConclusion.decide(ending, now: Self.now, retryCap: .seconds(86_400)).events.first)
         #expect(retry.attempt == 4)
         #expect(retry.delay == 90)
         #expect(retry.error == "HTTP 503")

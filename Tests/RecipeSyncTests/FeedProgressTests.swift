@@ -10,18 +10,18 @@ import Testing
 @Suite("A pull moves through the feed or stops with a message; an interrupted pull is not complete")
 struct FeedProgressTests {
     /// A page of server `server` with one change per seq of `seqs`.
-    func page(_ server: String = "s1", seqs: [Int64] = [], next: Int64, more: Bool) -> ChangesPage {
+    func page(_ server: String = "s1", seqs: [Int64] = [], next: Int64, more: Bool) throws -> ChangesPage {
         let changes = seqs.map { seq in
             let uuid = UUID()
             return feedChange(seq: Int(seq), uuid, version: "1", document: recipeDocument(uuid, version: "1", name: "R\(seq)"))
         }
         let text = "{\"server\":\"\(server)\",\"changes\":[\(changes.joined(separator: ","))],\"next\":\(next),\"more\":\(more)}"
-        return ChangesPage(Data(text.utf8))!
+        return try #require(ChangesPage(Data(text.utf8)), "\(text)")
     }
 
     @Test("which pages move the pull forward, from a table")
-    func table() {
-        let cases: [(ChangesPage, Int64, String?, Int, Bool)] = [
+    func table() throws {
+        let cases: [(ChangesPage, Int64, String?, Int, Bool)] = try [
             // (page, since, cursor's server, server changes so far, proceeds)
             (page(seqs: [5, 6], next: 6, more: true), 4, "s1", 0, true),
             (page(seqs: [5, 6], next: 6, more: false), 4, "s1", 0, true),

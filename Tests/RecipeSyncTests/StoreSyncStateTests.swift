@@ -98,6 +98,7 @@ struct StoreSyncStateTests {
         let claims = try f.store.claim(
             ids: [f.pending, f.pending2], owner: Self.me, now: Self.now, leaseDuration: 60, isOwnerAlive: Self.alive).claims
         #expect(claims.map(\.recipe.id) == [f.pending, f.pending2])
+        try #require(claims.count == 2)
         try f.home.otherProcessView().apply(.title("edited while uploading"), to: f.pending)
         let finished = try f.store.finishChains(
             claims.map { ChainEnding($0, .uploaded(revision: $0.revision, version: $0.revision, base: RecipeFields(title: "x"))) }, owner: Self.me)
@@ -205,6 +206,7 @@ struct StoreSyncStateTests {
         let failed = try f.home.recipe(f.failed)
         #expect(failed.sync.state == .pending)
         #expect(failed.sync.attempts == 0)
+        try #require(batch.claims.count > 1)
         #expect(batch.claims[1].attempts == 0)
         let waiting = try f.home.recipe(f.waitingNotDue)
         #expect(waiting.sync.state == .pending)
@@ -276,8 +278,8 @@ struct StoreSyncStateTests {
         for claim in claims {
             let image = try #require(claim.recipe.image)
             let confirmed = ConfirmedImage(sha256: image.sha256, url: "https://example.test/v1/images/\(image.sha256)")
-            let finished = try home.store.finishChains(
-                [ChainEnding(claim, .uploaded(revision: claim.revision, version: claim.revision, base: RecipeFields(title: "x")), confirmedImage: confirmed)], owner: Self.me)[0]
+            let finished = try #require(try home.store.finishChains(
+                [ChainEnding(claim, .uploaded(revision: claim.revision, version: claim.revision, base: RecipeFields(title: "x")), confirmedImage: confirmed)], owner: Self.me).first)
             let expectedFile = claim.recipe.id == changed.id ? "renamed.png" : try #require(image.localFileName)
             #expect(finished.unneededMedia == [expectedFile])
             #expect(finished.editedMeanwhile == false)

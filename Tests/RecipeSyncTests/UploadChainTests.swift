@@ -89,7 +89,7 @@ struct UploadChainTests {
             let recipe = try home.makeRecipe("soup")
             let clock = ManualClock()
             let start = Date(timeIntervalSince1970: 1_790_000_000)
-            let settings = SyncSettings(
+            let settings = try SyncSettings(
                 api: server.api, token: server.token, probe: .constant(true), clock: clock, random: FixedRandomSource(1),
                 now: { start.addingTimeInterval((clock.now / .seconds(1))) }, pollInterval: .milliseconds(10),
                 baseDelay: .seconds(10), maxDelay: .seconds(10))

@@ -115,7 +115,7 @@ struct WholeRecipeSyncTests {
             let conflict = try #require(try here.store.recipe(id: hereID).sync.conflict)
             #expect(conflict.summary == "changed here and on the server: nutrition calories, property aggregateRating")
             guard case .fields(let fields) = conflict else { throw StoreError(.changeRefused) }
-            #expect(fields[0].mine == .text("210 kcal") && fields[0].theirs == .text("250 kcal"))
+            #expect(fields.first?.mine == .text("210 kcal") && fields.first?.theirs == .text("250 kcal"))
             // Resolved per field like the others.
             _ = try here.store.resolve(id: hereID, side: .theirs, only: ["nutrition calories"])
             _ = try here.store.resolve(id: hereID, side: .mine, only: ["property aggregateRating"])
