@@ -134,7 +134,7 @@ struct JSONWriterTests {
         }
         let parsed = try #require(
             JSONSerialization.jsonObject(with: Data(writer.text.utf8)) as? [[String: Any]])
-        #expect(parsed.count == 2)
+        try #require(parsed.count == 2)
         #expect(parsed[0]["text"] as? String == tricky)
         #expect(parsed[0]["n"] as? Int == 7)
         #expect(parsed[0]["none"] is NSNull)

@@ -153,7 +153,7 @@ struct ReplSessionTests {
             var line = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
             // Half of the lines start with a real command name so that argument parsing is exercised too.
             if Bool.random(using: &generator) {
-                line = ReplCommandSpec.all.randomElement(using: &generator)!.name + " " + line
+                line = try #require(ReplCommandSpec.all.randomElement(using: &generator)).name + " " + line
             }
             if line.hasPrefix("quit") || line.hasPrefix("exit") || line.hasPrefix("new") || line.hasPrefix("help") {
                 continue

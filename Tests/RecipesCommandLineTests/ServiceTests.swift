@@ -41,7 +41,7 @@ struct SystemdUnitsTests {
         (nil, false), (252, false), (253, false), (254, true), (256, true),
     ] as [(Int?, Bool)])
     func restartSteps(version: Int?, steps: Bool) throws {
-        let text = try units(.watch, version: version).files()[0].text
+        let text = try #require(try units(.watch, version: version).files().first).text
         #expect(text.contains("RestartSteps=6\nRestartMaxDelaySec=10min\n") == steps)
         #expect(text.contains("Restart=on-failure\nRestartSec=10s\n"))
     }
@@ -50,6 +50,7 @@ struct SystemdUnitsTests {
     func timerUnits() throws {
         let files = try units(.timer(every: try CronSchedule(everyMinutes: 15))).files()
         #expect(files.map(\.name) == ["recipes-sync.service", "recipes-sync.timer"])
+        try #require(files.count == 2)
         #expect(files[0].text == """
             # recipes-service home=/home/me/.local/share/recipes
             # Written by `recipes service install`; `recipes service uninstall` removes it.

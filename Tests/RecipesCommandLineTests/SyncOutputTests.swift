@@ -274,10 +274,10 @@ struct SyncOutputTests {
 
     @Test("terminal frame: at widths 40, 80 and 120 every row fits, one row per upload plus the overall row",
           arguments: [40, 80, 120])
-    func terminalFrameFits(columns: Int) {
+    func terminalFrameFits(columns: Int) throws {
         let state = busyState()
         let rows = SyncProgressView.render(state, now: t0.addingTimeInterval(2), columns: columns)
-        #expect(rows.count == 5)
+        try #require(rows.count == 5, "\(rows)")
         for row in rows {
             #expect(TerminalText.width(row) <= columns - 1, "\(row)")
             #expect(!row.contains("\u{1B}") && !row.contains("\n"))
@@ -370,11 +370,11 @@ struct SyncOutputTests {
         state.apply(event(.progress, step: .image, bytes: 262_144, total: 262_144, at: 2))
         for seconds in [2.5, 4.0, 8.0] {
             let rows = SyncProgressView.render(state, now: t0.addingTimeInterval(seconds), columns: 100)
-            #expect(rows[0].hasSuffix("100%  waiting for the server"), "\(rows)")
+            #expect(rows.first?.hasSuffix("100%  waiting for the server") == true, "\(rows)")
             #expect(!rows.joined().contains("/s"), "no rate while nothing is sent: \(rows)")
         }
         let narrow = SyncProgressView.render(state, now: t0.addingTimeInterval(3), columns: 50)
-        #expect(narrow[0].hasSuffix("100%  waiting"), "\(narrow)")
+        #expect(narrow.first?.hasSuffix("100%  waiting") == true, "\(narrow)")
     }
 
     @Test("terminal output: told how many recipes the run has, the overall row counts against them from the first frame")
@@ -399,11 +399,11 @@ struct SyncOutputTests {
     }
 
     @Test("terminal frame: more uploads than the screen has rows are summed up in one row")
-    func terminalFrameRowLimit() {
+    func terminalFrameRowLimit() throws {
         var state = SyncProgressState()
         for id in 1...30 { state.apply(event(.start, id: Int64(id), title: "R\(id)", step: .image, total: 10, at: 0)) }
         let rows = SyncProgressView.render(state, now: t0, columns: 80, maxRows: 10)
-        #expect(rows.count == 10)
+        try #require(rows.count == 10, "\(rows)")
         #expect(rows[8] == "… and 22 more uploading")
         #expect(rows[9] == "0 of 30 recipes done")
     }
@@ -518,7 +518,7 @@ struct SyncOutputTests {
         let logged = lines(log)
         #expect(logged.count == 6)
         let pid = ProcessInfo.processInfo.processIdentifier
-        #expect(logged[0] == "2023-11-14T22:13:20.500Z [\(pid)] #3 Tomato soup: image: uploading 100 B (attempt 1)")
+        #expect(logged.first == "2023-11-14T22:13:20.500Z [\(pid)] #3 Tomato soup: image: uploading 100 B (attempt 1)")
         #expect(!log.contains("50%"))
         #expect(logged.last?.hasSuffix("sync: 1 failed, 2 waiting; stopped: the server refused the credentials ("
             + SyncEventText.credentialsHint + ")") == true)
