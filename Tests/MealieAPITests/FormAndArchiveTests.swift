@@ -56,7 +56,7 @@ struct FormAndArchiveTests {
     func crc() {
         // The check value of CRC-32/ISO-HDLC, through a one-entry archive's local header.
         let archive = RecipeArchive.zip(recipeJSON: Data("123456789".utf8))
-        #expect(Array(archive[14..<18]) == [0x26, 0x39, 0xF4, 0xCB])
+        #expect(Array(archive.dropFirst(14).prefix(4)) == [0x26, 0x39, 0xF4, 0xCB])
     }
 
     @Test("The archive is a zip Python's zipfile reads back: one stored recipe.json with the exact bytes")

@@ -84,7 +84,7 @@ struct MealieAnswerTests {
     func changesPage() throws {
         let page = try MealieAnswer.recipePage(Fixture.response("changes-page"), pageSize: 2).get()
         #expect(page.total == 4)
-        #expect(page.items.count == 2)
+        try #require(page.items.count == 2)
         #expect(page.items[0].id == Self.capturedID)
         #expect(page.items[0].imageKey == "167")
         #expect(page.items[0].updatedAt < page.items[1].updatedAt)

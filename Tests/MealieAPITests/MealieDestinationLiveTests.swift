@@ -351,7 +351,7 @@ extension MealieLiveTests {
         func counted<T>(_ body: () async throws -> T) async throws -> (T, [String]) {
             let start = proxy.log.count
             let value = try await body()
-            return (value, proxy.log.dropFirst(start).map { "\($0.request.method) \($0.request.path.split(separator: "?")[0])" })
+            return (value, proxy.log.dropFirst(start).map { "\($0.request.method) \($0.request.path.prefix { $0 != "?" })" })
         }
         let uuid = UUID()
         var fields = RecipeFields(

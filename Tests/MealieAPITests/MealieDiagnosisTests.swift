@@ -17,14 +17,15 @@ struct MealieDiagnosisTests {
         var testDescription: String { name }
     }
 
-    static let rows: [Row] = [
-        Row(name: "a Mealie that takes the token", about: .success(try! Fixture.response("about")),
-            group: .success(try! Fixture.response("group")), status: 0),
-        Row(name: "the token refused: exit 77", about: .success(try! Fixture.response("about")),
-            group: .success(try! Fixture.response("group-401")), status: 77,
+    /// The rows; a captured answer that cannot be read fails the test instead of crashing the test process.
+    static func rows() throws -> [Row] { try [
+        Row(name: "a Mealie that takes the token", about: .success(Fixture.response("about")),
+            group: .success(Fixture.response("group")), status: 0),
+        Row(name: "the token refused: exit 77", about: .success(Fixture.response("about")),
+            group: .success(Fixture.response("group-401")), status: 77,
             words: "the Mealie at \(url) refused server.token (HTTP 401: Could not validate credentials); make an API token in "
                 + "Mealie (your profile, API Tokens) and set it with `recipes config set server.token -`"),
-        Row(name: "a path where no Mealie is (404 Not Found): not a Mealie", about: .success(try! Fixture.response("route-404")),
+        Row(name: "a path where no Mealie is (404 Not Found): not a Mealie", about: .success(Fixture.response("route-404")),
             group: nil, status: 1),
         Row(name: "an HTML page (a portal, another web app): not a Mealie",
             about: .success(Fixture.raw(200, "<html>hello</html>", contentType: "text/html")), group: nil, status: 1),
@@ -36,9 +37,9 @@ struct MealieDiagnosisTests {
             group: nil, status: 75, words: "cannot reach the Mealie at \(url): Connection refused"),
         Row(name: "Mealie's own error: try later", about: .success(Fixture.raw(502, "Bad Gateway", contentType: "text/plain")),
             group: nil, status: 75),
-    ]
+    ] }
 
-    @Test("About, then the group: a Mealie, a refused token, not a Mealie, unreachable", arguments: rows)
+    @Test("About, then the group: a Mealie, a refused token, not a Mealie, unreachable", arguments: try rows())
     func diagnosis(_ row: Row) {
         let diagnosis = MealieDiagnosis.classify(about: row.about, group: row.group, url: Self.url, hasToken: true)
         #expect(diagnosis.exitStatus == row.status, "\(diagnosis)")
@@ -51,15 +52,15 @@ struct MealieDiagnosisTests {
     }
 
     @Test("No token set: the refusal says so")
-    func noToken() {
-        let diagnosis = MealieDiagnosis.classify(about: .success(try! Fixture.response("about")),
-                                                 group: .success(try! Fixture.response("group-401")), url: Self.url, hasToken: false)
+    func noToken() throws {
+        let diagnosis = MealieDiagnosis.classify(about: .success(try Fixture.response("about")),
+                                                 group: .success(try Fixture.response("group-401")), url: Self.url, hasToken: false)
         guard case .tokenRefused(let words) = diagnosis else { Issue.record("\(diagnosis)"); return }
         #expect(words.hasPrefix("the Mealie at \(Self.url) needs a token and server.token is not set;"))
     }
 
     @Test("A recipe's 403 is that recipe's refusal, the group's 403 the token's; 5xx and a bad body retry; 422 refused in Mealie's words")
-    func failures() {
+    func failures() throws {
         let forbidden = Result<HTTPResponse, TransportError>.success(Fixture.raw(403, #"{"detail":{"message":"Permission Denied"}}"#))
         #expect(MealieFailure.of(forbidden, unexpected: nil, recipeScoped: true, now: Date(), token: nil)
             == .refused(message: "Mealie refused this recipe (HTTP 403: Permission Denied)"))
@@ -75,7 +76,7 @@ struct MealieDiagnosisTests {
         guard case .retry(let reason, nil) = MealieFailure.of(.success(Fixture.raw(200, "{}")), unexpected: odd, recipeScoped: true,
                                                               now: Date(), token: nil) else { Issue.record("a bad body is not retried"); return }
         #expect(reason == odd.description)
-        #expect(MealieFailure.of(.success(try! Fixture.response("validation-422")), unexpected: nil, recipeScoped: true, now: Date(), token: nil)
+        #expect(MealieFailure.of(.success(try Fixture.response("validation-422")), unexpected: nil, recipeScoped: true, now: Date(), token: nil)
             == .refused(message: "HTTP 422: body.tools.0.id: Field required"))
     }
 }

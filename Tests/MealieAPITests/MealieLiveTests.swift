@@ -161,7 +161,7 @@ struct MealieLiveTests {
         _ = try await upload(png, "png", "image/png")
         #expect(try MealieAnswer.imageETag(await session.send(session.server.imageProbe(id: created.id))).get() != etag)
         let byID = try await session.send(session.server.uploadImage(slug: created.id.uuidString.lowercased(),
-                                                                      MultipartForm.imageUpload(png, fileExtension: "png", mediaType: "image/png", boundary: "b")!))
+                                                                      try #require(MultipartForm.imageUpload(png, fileExtension: "png", mediaType: "image/png", boundary: "b"))))
         #expect(byID.status == 404)
     }
 

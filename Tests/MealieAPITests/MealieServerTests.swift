@@ -26,7 +26,7 @@ struct MealieServerTests {
     }
 
     @Test("Recipes are addressed by their lower-case id; the image upload by its percent-encoded slug")
-    func recipeRequests() {
+    func recipeRequests() throws {
         let server = Self.server
         let recipe = server.recipe(id: Self.id)
         #expect(recipe.method == .get)
@@ -35,7 +35,7 @@ struct MealieServerTests {
         #expect(update.method == .put && update.url == recipe.url)
         #expect(update.body == .data(Data("{}".utf8), contentType: "application/json"))
         #expect(server.deleteRecipe(id: Self.id).method == .delete)
-        let form = MultipartForm(boundary: "b", parts: [])!
+        let form = try #require(MultipartForm(boundary: "b", parts: []))
         let upload = server.uploadImage(slug: "tomato-soup/../x y", form)
         #expect(upload.method == .put)
         #expect(upload.url == "https://mealie.example.org/api/recipes/tomato-soup%2F..%2Fx%20y/image")
@@ -50,8 +50,8 @@ struct MealieServerTests {
     }
 
     @Test("The changes page: ordered by updated_at then id, the keyset filter encoded, the page size clamped to 1..1000")
-    func changes() {
-        let cursor = ChangeCursor(updatedAt: MealieTimestamp(parsing: "2026-11-27T10:15:56.212913Z")!, id: Self.id)
+    func changes() throws {
+        let cursor = ChangeCursor(updatedAt: try #require(MealieTimestamp(parsing: "2026-11-27T10:15:56.212913Z")), id: Self.id)
         #expect(Self.server.changes(after: cursor, pageSize: 100).url == "https://mealie.example.org/api/recipes?"
             + "orderBy=updated_at%3Aasc%2Cid%3Aasc&page=1&perPage=100&queryFilter="
             + "%28updatedAt%20%3E%20%222026-11-27T10%3A15%3A56.212913Z%22%29%20OR%20%28updatedAt%20%3D%20%222026-11-27T10%3A15%3A56.212913Z%22"
