@@ -36,7 +36,7 @@ struct ResumableUploadEndToEndTests {
         #expect(first.bytesReceived > 0 && (patches.first?.bytesReceived ?? 0) + first.bytesReceived <= size + 1,
                 "the PATCH sent only what the cut PUT had not: \(first.bytesReceived) + \(patches.first?.bytesReceived ?? 0)")
         let stored = server.storedImageFiles()
-        #expect(stored.count == 1)
+        try #require(stored.count == 1, "\(stored)")
         let original = try #require(FileManager.default.contents(atPath: client.directory.url.appendingPathComponent("image-1.png").path))
         let copy = FileManager.default.contents(atPath: server.dataDirectory.appendingPathComponent("images/\(stored[0])").path)
         #expect(copy == original, "the image arrived whole")

@@ -158,6 +158,7 @@ struct TwoWaySyncTests {
         let second = Self.secondHome(on: server)
         #expect(try second.run(["sync"]).status == 0)
         let rows = try first.rows()
+        try #require(rows.count == 2, "\(rows)")
         let gone = rows[0], edited = rows[1]
         #expect(second.leftoverFiles(in: "images").count == 2)
 

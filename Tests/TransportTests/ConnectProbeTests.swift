@@ -22,10 +22,13 @@ struct ConnectProbeTests {
     }
 
     @Test("A URL's host and port: the explicit port, else the scheme's default")
-    func hostAndPort() {
-        #expect(ConnectProbe.hostAndPort(of: "http://127.0.0.1:8080/v1")! == ("127.0.0.1", 8080))
-        #expect(ConnectProbe.hostAndPort(of: "https://example.org")! == ("example.org", 443))
-        #expect(ConnectProbe.hostAndPort(of: "http://[::1]/x")! == ("::1", 80))
+    func hostAndPort() throws {
+        let explicit = try #require(ConnectProbe.hostAndPort(of: "http://127.0.0.1:8080/v1"))
+        #expect(explicit == ("127.0.0.1", 8080))
+        let https = try #require(ConnectProbe.hostAndPort(of: "https://example.org"))
+        #expect(https == ("example.org", 443))
+        let ipv6 = try #require(ConnectProbe.hostAndPort(of: "http://[::1]/x"))
+        #expect(ipv6 == ("::1", 80))
         #expect(ConnectProbe.hostAndPort(of: "ftp://example.org") == nil)
         #expect(ConnectProbe.hostAndPort(of: "nonsense") == nil)
     }
