@@ -27,7 +27,7 @@ class Terminal:
                     return
                 self.output += chunk
 
-    def wait_for(self, text, seconds=10, after=0):
+    def wait_for(self, text, seconds=60, after=0):
         """Reads until `text` appears after offset `after`, at most `seconds`; whether it did."""
         deadline = time.time() + seconds
         while self.output.find(text.encode(), after) < 0 and time.time() < deadline:

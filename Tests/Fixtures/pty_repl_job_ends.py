@@ -20,7 +20,7 @@ for round in range(rounds):
         term.wait_for("created", after=at)
     at = len(term.output)
     term.type(b"sync &\r")
-    term.wait_for("finished", after=at, seconds=20)
+    term.wait_for("finished", after=at, seconds=60)
     term.pump(0.3)  # the prompt is redrawn after the job's lines
 term.type(b"\x04"); term.pump(1.0)
 term.finish()

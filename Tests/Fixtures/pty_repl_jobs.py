@@ -17,7 +17,7 @@ term = Terminal([recipes, "edit", "--home", home])
 def mark(name, ok): print(f"{name} {'yes' if ok else 'no'}")
 
 term.wait_for("recipes> ")
-term.type(b"show \t\t"); mark("COMPLETION-LISTS-TITLES", term.wait_for("Recipe 2", seconds=5))
+term.type(b"show \t\t"); mark("COMPLETION-LISTS-TITLES", term.wait_for("Recipe 2", seconds=60))
 term.type(b"\x15")  # Ctrl-U: drop the half line
 term.pump(0.2)
 at = len(term.output)

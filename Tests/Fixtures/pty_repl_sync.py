@@ -19,7 +19,7 @@ term.pump(0.5)              # the PUT is on the wire, and the server never answe
 mark = len(term.output)
 term.type(b"\x03")
 started = time.time()
-back = term.wait_for("recipes> ", seconds=10, after=mark)
+back = term.wait_for("recipes> ", seconds=60, after=mark)
 print(f"PROMPT-AFTER-CTRL-C {time.time() - started if back else -1:.3f}")
 term.pump(0.2)
 term.type(b"status 1\r"); term.wait_for("WHY NOT SYNCED", after=mark)

@@ -11,7 +11,7 @@ from pty_driver import Terminal
 
 recipes, home = sys.argv[1], sys.argv[2]
 term = Terminal([recipes, "sync", "--watch", "--home", home])
-term.wait_for("Ctrl-C stops", seconds=30)
+term.wait_for("Ctrl-C stops", seconds=60)
 term.pump(0.5)  # its first pass
 term.type(b"\x03")
 term.pump(5)

@@ -90,7 +90,7 @@ public final class LoopbackHTTPServer: Sendable {
     /// Waits (polling, up to `timeout`) until `condition` holds on the server's state. Every caller expects it to
     /// hold, so the generous default costs nothing when it does; 5 s was not always enough with the whole suite
     /// running in parallel on two cores (the request's own task had not started yet).
-    public func wait(timeout: Duration = .seconds(30), until condition: @Sendable (LoopbackHTTPServer) -> Bool) async -> Bool {
+    public func wait(timeout: Duration = .seconds(60), until condition: @Sendable (LoopbackHTTPServer) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }

@@ -28,7 +28,7 @@ final class EventRecorder: Sendable {
     func events(_ kind: SyncEvent.Kind) -> [SyncEvent] { events.filter { $0.kind == kind } }
 
     /// Waits (polling every 5 ms, at most `timeout`) for an event matching `predicate`.
-    func wait(timeout: Duration = .seconds(10), for predicate: (SyncEvent) -> Bool) async -> SyncEvent? {
+    func wait(timeout: Duration = .seconds(60), for predicate: (SyncEvent) -> Bool) async -> SyncEvent? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let event = events.first(where: predicate) { return event }

@@ -108,11 +108,11 @@ struct ChangesFeedTests {
     func longPollWakes() async throws {
         try await withServer { (server: TestServer) async throws in
             let port = server.port
-            let poll: Task<RawOutcome, Never> = Task { await RawHTTPClient.exchange(port: port, method: "GET", path: "/v1/changes?since=0&wait=60", readTimeout: 30) }
+            let poll: Task<RawOutcome, Never> = Task { await RawHTTPClient.exchange(port: port, method: "GET", path: "/v1/changes?since=0&wait=60", readTimeout: 90) }
             try await Task.sleep(for: .milliseconds(300))
             let id = UUID().uuidString
             await Self.put(server, id, version: 1, status: 201)
-            #expect(await TimeoutTests.finishes(poll, within: .seconds(10)), "the poll was not woken by the write")
+            #expect(await TimeoutTests.finishes(poll, within: .seconds(30)), "the poll was not woken by the write (its wait is 60 s)")
             #expect(Self.entries(await poll.value).map(\.1) == [id])
         }
     }
@@ -123,10 +123,10 @@ struct ChangesFeedTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let running = try await startQuietly(.init(dataDirectory: directory, port: 0, synchronousImageWrites: false))
         let port = running.port
-        let poll: Task<RawOutcome, Never> = Task { await RawHTTPClient.exchange(port: port, method: "GET", path: "/v1/changes?wait=60", readTimeout: 30) }
+        let poll: Task<RawOutcome, Never> = Task { await RawHTTPClient.exchange(port: port, method: "GET", path: "/v1/changes?wait=60", readTimeout: 90) }
         try await Task.sleep(for: .milliseconds(300))
         let stopped: Task<Void, Never> = Task { await running.stop() }
-        #expect(await TimeoutTests.finishes(stopped, within: .seconds(8)), "stop() waited for the long poll")
+        #expect(await TimeoutTests.finishes(stopped, within: .seconds(30)), "stop() waited for the long poll (its wait is 60 s)")
         let answer = await poll.value
         #expect(answer.status == 200 && Self.entries(answer).isEmpty)
     }

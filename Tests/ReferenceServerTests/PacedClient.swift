@@ -8,7 +8,7 @@ enum PacedClient {
     /// Sends a request head, then `chunks` of body with `pause` seconds after each, then reads the answer.
     /// A send that fails (the server closed) stops the sending; what the server answered is still read.
     static func exchange(port: Int, method: String, path: String, headers: [String: String], declaredLength: Int,
-                         chunks: [Data], pause: Double, readTimeout: Double = 10) async -> RawOutcome {
+                         chunks: [Data], pause: Double, readTimeout: Double = 60) async -> RawOutcome {
         await onThread {
             let fd = RawHTTPClient.connectSocket(port: port, readTimeout: readTimeout)
             guard fd >= 0 else { return .reset }

@@ -29,7 +29,7 @@ enum RawOutcome: Equatable {
 enum RawHTTPClient {
     /// Sends one request and reads one answer, on a dedicated thread (never blocking Swift's cooperative pool).
     static func exchange(port: Int, method: String, path: String, headers: [String: String] = [:], body: Data = Data(),
-                         declaredLength: Int? = nil, sendLength: Bool = true, closeAfterSending: Bool = false, readTimeout: Double = 10) async -> RawOutcome {
+                         declaredLength: Int? = nil, sendLength: Bool = true, closeAfterSending: Bool = false, readTimeout: Double = 60) async -> RawOutcome {
         await withCheckedContinuation { continuation in
             let thread = Thread {
                 continuation.resume(returning: blockingExchange(port: port, method: method, path: path, headers: headers, body: body,

@@ -133,7 +133,7 @@ struct TimeoutTests {
         let stopped: Task<Void, Never> = Task { await running.stop() }
         let outcome = await stalled.value
         #expect(outcome == .closedWithoutAnswer || outcome == .reset)
-        #expect(await Self.finishes(stopped, within: .seconds(10)), "stop() is still waiting for the stalled upload")
+        #expect(await Self.finishes(stopped, within: .seconds(30)), "stop() is still waiting for the stalled upload (its body timeout is 60 s)")
         let images = try FileManager.default.contentsOfDirectory(atPath: directory + "/images").filter { $0 != ".partial" }
         #expect(images.isEmpty)
     }
@@ -154,7 +154,7 @@ struct TimeoutTests {
         try await Task.sleep(for: .milliseconds(300))
         process.terminate()
         let exited: Task<Void, Never> = Task.detached { process.waitUntilExit() }
-        #expect(await Self.finishes(exited, within: .seconds(10)), "recipes-server still running after SIGTERM")
+        #expect(await Self.finishes(exited, within: .seconds(30)), "recipes-server still running after SIGTERM (its body timeout is 60 s)")
         #expect(!process.isRunning && process.terminationStatus == 0)
         let outcome = await stalled.value
         #expect(outcome == .closedWithoutAnswer || outcome == .reset)

@@ -20,6 +20,12 @@ func monotonicNow() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
+/// The bound for "at once" in these tests: a stop the code makes at once (a cancel, a signal, a run with nothing to
+/// wait for) ends the process in well under a second even with both cores busy, and one that did not happen would
+/// wait out what the test set up: a stalled transfer's 30-s low-speed limit, a 60-s retry wait, the 30-s `--max-wait`.
+/// Half of the shortest of those tells the two apart on a loaded machine without measuring how fast the stop is.
+let stopsAtOnce: Double = 15
+
 /// Polls `condition` every `interval` seconds until it holds or `timeout` seconds have passed; true when it held.
 func waitUntil(timeout: Double, interval: Double = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = monotonicNow() + timeout
@@ -216,7 +222,7 @@ final class ServerProcess {
             environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": data.deletingLastPathComponent().path])
         var port: Int?
         let child = self.child
-        _ = waitUntil(timeout: 20, interval: 0.01) {
+        _ = waitUntil(timeout: 60, interval: 0.01) {
             let text = child.stdout
             if let line = text.split(separator: "\n", omittingEmptySubsequences: false).first, text.contains("\n") {
                 let prefix = "listening on http://\(host):"

@@ -24,7 +24,7 @@ struct ReplJobsTests {
         #expect(output.hasSuffix("EXIT 0\n"), "the REPL ends normally after `quit` and y: \(output)")
         let seconds = output.split(separator: "\n").first { $0.hasPrefix("CANCEL-SECONDS ") }
             .flatMap { Double($0.dropFirst("CANCEL-SECONDS ".count)) }
-        #expect((seconds ?? 99) <= 2.0, "cancel returned after \(seconds ?? -1) s: \(output)")
+        #expect((seconds ?? 99) <= stopsAtOnce, "cancel returned after \(seconds ?? -1) s: \(output)")
 
         // Recipe 1 was cancelled while its image upload was in flight (the job's line for it said "uploading"): it is
         // `cancelled`, recipe 2 (stopped with the job) is pending again, no lease is left, and the server has neither

@@ -15,13 +15,13 @@ struct ResumableUploadEndToEndTests {
         let server = try client.startServer(faults: ["PUT /v1/images/*: latency=3s first=1"], features: "all")
         defer { server.stop() }
         let sync = try client.start(["sync"])
-        let uploading = try waitUntil(timeout: 20) { try client.status(of: 1)?["state"] as? String == "uploading" }
+        let uploading = try waitUntil(timeout: 60) { try client.status(of: 1)?["state"] as? String == "uploading" }
         try #require(uploading, "the recipe never became uploading: \(sync.stdout) \(sync.stderr)")
         pause(1)
         sync.send(SIGKILL)
-        #expect(sync.wait(timeout: 10) != nil)
+        #expect(sync.wait(timeout: 60) != nil)
         let uploads = server.dataDirectory.appendingPathComponent("uploads").path
-        let kept = waitUntil(timeout: 15) {
+        let kept = waitUntil(timeout: 60) {
             ((try? FileManager.default.contentsOfDirectory(atPath: uploads)) ?? []).contains { !$0.hasPrefix(".") }
         }
         try #require(kept, "the server kept no partial of the cut upload")

@@ -19,7 +19,7 @@ struct SetUpMistakeTests {
                 environment: ["PATH": "/usr/bin:/bin"])
             process = started
             var found: Int?
-            _ = waitUntil(timeout: 20) {
+            _ = waitUntil(timeout: 60) {
                 found = started.stdout.firstMatch(of: #/port (\d+)/#).flatMap { Int($0.output.1) }
                 return found != nil
             }

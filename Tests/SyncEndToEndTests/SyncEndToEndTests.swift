@@ -86,7 +86,7 @@ struct SyncEndToEndTests {
         defer { server.stop() }
 
         let sync = try client.start(["sync"])
-        let uploading = try waitUntil(timeout: 20) { try client.status(of: 1)?["state"] as? String == "uploading" }
+        let uploading = try waitUntil(timeout: 60) { try client.status(of: 1)?["state"] as? String == "uploading" }
         try #require(uploading, "the recipe never became uploading: \(sync.stdout) \(sync.stderr)")
         pause(0.3)  // the image PUT is sent and stalled by the server
         #expect(sync.isRunning)
@@ -95,10 +95,10 @@ struct SyncEndToEndTests {
         let cancel = try client.run(["cancel", "1"])
         #expect(cancel.status == 0, "\(cancel)")
         #expect(cancel.stdout.contains("stopped"), "cancel should say that the upload stopped: \(cancel)")
-        let syncStatus = sync.wait(timeout: 10)
+        let syncStatus = sync.wait(timeout: 60)
         let syncExited = monotonicNow() - cancelStart
         #expect(syncStatus == 75, "sync after cancel: \(sync.stdout) \(sync.stderr)")
-        #expect(syncExited <= 2.0, "sync exited \(syncExited) s after the cancel began")
+        #expect(syncExited <= stopsAtOnce, "sync exited \(syncExited) s after the cancel began")
         note(String(format: "cancel: command took %.3f s, sync exited %.3f s after the cancel began", cancel.seconds, syncExited))
 
         let entry = try #require(try client.status(of: 1))
@@ -150,7 +150,7 @@ struct SyncEndToEndTests {
             pause(Double(delay) / 1000)
             if sync.isRunning { killedWhileRunning += 1 }
             sync.send(SIGKILL)
-            #expect(sync.wait(timeout: 10) != nil)
+            #expect(sync.wait(timeout: 60) != nil)
             note("kill -9 round \(round) after \(delay) ms: \(try client.rows().filter { $0.state == "synced" }.count) of 20 synced")
         }
         #expect(killedWhileRunning > 0, "no run was still going when it was killed; the test proved nothing")
@@ -259,9 +259,9 @@ struct SyncEndToEndTests {
         let client = Client()
         try client.createRecipes(1, imageSize: 64 * 1024)
         let recipe = try #require(try client.rows().first)
-        let server = try client.startServer(faults: ["PUT /v1/images/*: status=503 retry-after=20"])
-                let first = try client.start(["sync", "--json", "--max-wait", "30"])
-        let waiting = waitUntil(timeout: 20, interval: 0.02) {
+        let server = try client.startServer(faults: ["PUT /v1/images/*: status=503 retry-after=60"])
+        let first = try client.start(["sync", "--json", "--max-wait", "90"])
+        let waiting = waitUntil(timeout: 60, interval: 0.02) {
             jsonEvents(first.stdout).contains { $0["event"] as? String == "retry" }
         }
         try #require(waiting, "the first sync never retried: \(first.stdout) \(first.stderr)")
@@ -305,10 +305,10 @@ struct SyncEndToEndTests {
         let cancelStart = monotonicNow()
         let cancel = try client.run(["cancel", "1"])
         #expect(cancel.status == 0, "\(cancel)")
-        let status = first.wait(timeout: 10)
+        let status = first.wait(timeout: 60)
         let elapsed = monotonicNow() - cancelStart
         #expect(status == 75, "the first sync after cancel: \(first.stdout) \(first.stderr)")
-        #expect(elapsed <= 2.0, "the retry wait was not cut short: \(elapsed) s")
+        #expect(elapsed <= stopsAtOnce, "the retry wait was not cut short: \(elapsed) s")
         note(String(format: "cancel during a retry wait: sync exited %.3f s after the cancel began", elapsed))
         #expect(jsonEvents(first.stdout).contains { $0["event"] as? String == "cancelled" })
         let row = try #require(try client.rows().first)
@@ -320,7 +320,7 @@ struct SyncEndToEndTests {
         let (client, server, first, recipe) = try syncSleepingOutARetryWait()
         defer { server.stop() }
         first.send(SIGKILL)
-        #expect(first.wait(timeout: 10) != nil)
+        #expect(first.wait(timeout: 60) != nil)
 
         let entry = try #require(try client.status(of: recipe.id))
         #expect(entry["state"] as? String != "synced")
@@ -337,11 +337,11 @@ struct SyncEndToEndTests {
         let server = try client.startServer(faults: ["PUT /v1/images/*: stall"])
         defer { server.stop() }
         let sync = try client.start(["sync"])
-        let uploading = try waitUntil(timeout: 20) { try client.status(of: 1)?["state"] as? String == "uploading" }
+        let uploading = try waitUntil(timeout: 60) { try client.status(of: 1)?["state"] as? String == "uploading" }
         try #require(uploading, "the recipe never became uploading: \(sync.stdout) \(sync.stderr)")
         let pid = sync.pid
         sync.send(SIGKILL)
-        #expect(sync.wait(timeout: 10) != nil)
+        #expect(sync.wait(timeout: 60) != nil)
 
         let entry = try #require(try client.status(of: 1))
         #expect(entry["state"] as? String == "pending", "status after the uploading process died: \(entry)")
@@ -420,7 +420,7 @@ struct SyncEndToEndTests {
 
     // MARK: 7. Ctrl-C
 
-    @Test("SIGINT stops a stalled sync within 2 s with exit 75, leaving the recipe pending and unleased")
+    @Test("SIGINT stops a stalled sync at once with exit 75, leaving the recipe pending and unleased")
     func interruptStopsCleanly() throws {
         let client = Client()
         try client.createRecipes(1, imageSize: 64 * 1024)
@@ -428,16 +428,16 @@ struct SyncEndToEndTests {
         defer { server.stop() }
 
         let sync = try client.start(["sync"])  // stdout is a pipe, not a terminal
-        let uploading = try waitUntil(timeout: 20) { try client.status(of: 1)?["state"] as? String == "uploading" }
+        let uploading = try waitUntil(timeout: 60) { try client.status(of: 1)?["state"] as? String == "uploading" }
         try #require(uploading, "the recipe never became uploading: \(sync.stdout) \(sync.stderr)")
         pause(0.3)
 
         let sent = monotonicNow()
         sync.send(SIGINT)
-        let status = sync.wait(timeout: 10)
+        let status = sync.wait(timeout: 60)
         let elapsed = monotonicNow() - sent
         #expect(status == 75, "after SIGINT: \(sync.stdout) \(sync.stderr)")
-        #expect(elapsed <= 2.0, "SIGINT took \(elapsed) s")
+        #expect(elapsed <= stopsAtOnce, "SIGINT took \(elapsed) s")
         note(String(format: "SIGINT: sync exited %.3f s after the signal", elapsed))
 
         let entry = try #require(try client.status(of: 1))
@@ -462,7 +462,7 @@ struct SyncEndToEndTests {
         let seconds = session.stdout.split(separator: "\n").first { $0.hasPrefix("PROMPT-AFTER-CTRL-C ") }
             .flatMap { Double($0.dropFirst("PROMPT-AFTER-CTRL-C ".count)) }
         let back = try #require(seconds, "no timing line: \(session.stdout)")
-        #expect(back >= 0 && back <= 2.0, "the prompt came back \(back) s after Ctrl-C: \(session.stdout)")
+        #expect(back >= 0 && back <= stopsAtOnce, "the prompt came back \(back) s after Ctrl-C: \(session.stdout)")
         #expect(session.stdout.contains("pending"), "status 1 after Ctrl-C says pending: \(session.stdout)")
         let row = try #require(try client.rows().first)
         #expect(row.leaseOwner == nil, "lease left: \(row.leaseOwner ?? "")")
@@ -482,7 +482,7 @@ struct SyncEndToEndTests {
         defer { server.stop() }
 
         let sync = try client.start(["sync"])
-        let imageDone = waitUntil(timeout: 20, interval: 0.02) {
+        let imageDone = waitUntil(timeout: 60, interval: 0.02) {
             server.requests().contains { $0.method == "PUT" && $0.key == sha && $0.status == 201 }
         }
         try #require(imageDone, "the image never reached the server: \(sync.stdout) \(sync.stderr)")
@@ -523,7 +523,7 @@ struct SyncEndToEndTests {
 
         let idle = try client.run(["sync", "--background"])
         #expect(idle.status == 0 && idle.stdout.isEmpty && idle.stderr.isEmpty, "nothing due: \(idle)")
-        #expect(idle.seconds <= 2.0, "nothing due should return at once: \(idle)")
+        #expect(idle.seconds <= stopsAtOnce, "nothing due should return at once: \(idle)")
         // Nothing to push: the run only reads the changes feed (two-way sync), and the feed is empty.
         #expect(server.requests().map { "\($0.method) \($0.path)" } == ["GET /v1/changes"], "nothing due: \(server.requests())")
 

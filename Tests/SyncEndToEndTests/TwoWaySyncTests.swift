@@ -240,12 +240,12 @@ struct TwoWaySyncTests {
         #expect(try first.run(["sync"]).status == 0)
 
         let pull = try second.start(["sync", "--pull-only"])
-        let leased = try waitUntil(timeout: 20) { try second.rows().first?.leaseOwner != nil }
+        let leased = try waitUntil(timeout: 60) { try second.rows().first?.leaseOwner != nil }
         try #require(leased, "the pull never leased the recipe: \(pull.stdout) \(pull.stderr)")
         pause(0.3)  // the image GET is sent and stalled by the server
         let cancel = try second.run(["cancel", "1"])
         #expect(cancel.status == 0, "\(cancel)")
-        #expect(pull.wait(timeout: 10) == 75, "the pull after the cancel: \(pull.stdout) \(pull.stderr)")
+        #expect(pull.wait(timeout: 60) == 75, "the pull after the cancel: \(pull.stdout) \(pull.stderr)")
         #expect(pull.stdout.contains("not pulled yet, its image did not download"), "\(pull.stdout)")
         #expect(try second.rows().first?.imageSHA256 == nil, "the change was applied without its image")
         #expect(second.leftoverFiles(in: "images").filter { $0 != ".lock" }.isEmpty)
@@ -274,7 +274,7 @@ struct TwoWaySyncTests {
             pause(Double(random.next(in: 60...300)) / 1000)
             if sync.isRunning { killedWhileRunning += 1 }
             sync.send(SIGKILL)
-            #expect(sync.wait(timeout: 10) != nil)
+            #expect(sync.wait(timeout: 60) != nil)
         }
         #expect(killedWhileRunning > 0, "no pull was still going when it was killed; the test proved nothing")
         let clean = try second.run(["sync"])
@@ -303,7 +303,7 @@ struct TwoWaySyncTests {
         #expect(try first.run(["sync"]).status == 0)
         try second.edit(["image set 1 \(second.image("salad.png", size: 4096, seed: 77))"])
         let upload = try second.start(["sync", "--push-only"])
-        #expect(waitUntil(timeout: 10) { server.requests().contains { $0.method == "HEAD" && $0.isImage } })
+        #expect(waitUntil(timeout: 60) { server.requests().contains { $0.method == "HEAD" && $0.isImage } })
 
         let pull = try second.run(["sync", "--pull-only"])
         #expect(pull.status == 75, "the pull should wait for the upload of the same recipe: \(pull)")

@@ -25,7 +25,7 @@ struct EditSignalTests {
         ]
         for (name, edit) in edits {
             try edit()
-            #expect(await becomesReadable(listener.descriptor, within: 5), "\(name) woke nothing")
+            #expect(await becomesReadable(listener.descriptor, within: 60), "\(name) woke nothing")
             #expect(listener.drain(), "\(name): nothing to read")
             #expect(!isReadable(listener.descriptor), "\(name): drain left bytes behind")
         }

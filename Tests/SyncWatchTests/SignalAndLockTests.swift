@@ -21,7 +21,7 @@ struct SignalAndLockTests {
             let pipe = try SignalPipe([SIGUSR2])
             #expect(!isReadable(pipe.descriptor))
             kill(getpid(), SIGUSR2)
-            #expect(await becomesReadable(pipe.descriptor, within: 5))
+            #expect(await becomesReadable(pipe.descriptor, within: 60))
             kill(getpid(), SIGUSR2)
             try await Task.sleep(for: .milliseconds(100))
             #expect(pipe.drain() == [SIGUSR2, SIGUSR2])
