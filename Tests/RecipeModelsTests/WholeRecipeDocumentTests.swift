@@ -102,8 +102,9 @@ struct WholeRecipeDocumentTests {
             }
             var fields = read.fields
             let edited = DocumentGen.apply(edit, to: &fields)
-            let written = Dictionary(uniqueKeysWithValues: RecipeJSONLD.members(of: fields)
-                .map { ($0.key, String(decoding: $0.value, as: UTF8.self)) })
+            let writtenMembers = RecipeJSONLD.members(of: fields)
+            let written = Dictionary(writtenMembers.map { ($0.key, String(decoding: $0.value, as: UTF8.self)) }) { first, _ in first }
+            #expect(written.count == writtenMembers.count, "a member written twice after editing \(edited)")
             for (key, value) in members where key != edited && !["@type", "identifier", "version"].contains(key) {
                 #expect(written[key] == value, "\(key) of \(text) after editing \(edited)")
             }
@@ -172,8 +173,9 @@ struct WholeRecipeDocumentTests {
             steps: [Step(text: "Chop."), Step(text: "Stir.", section: "Sauce"), Step(text: "Pour.", section: "Sauce")],
             details: RecipeDetails(
                 cookTime: "PT1H30M", recipeCategory: ["Soup"], author: "Jane", nutrition: ["calories": "240 kcal"]))
-        let written = Dictionary(uniqueKeysWithValues: RecipeJSONLD.members(of: fields)
-            .map { ($0.key, String(decoding: $0.value, as: UTF8.self)) })
+        let writtenMembers = RecipeJSONLD.members(of: fields)
+        let written = Dictionary(writtenMembers.map { ($0.key, String(decoding: $0.value, as: UTF8.self)) }) { first, _ in first }
+        #expect(written.count == writtenMembers.count, "a member written twice")
         #expect(written["recipeInstructions"] == #"[{"@type":"HowToStep","text":"Chop."},{"@type":"HowToSection","itemListElement":[{"@type":"HowToStep","text":"Stir."},{"@type":"HowToStep","text":"Pour."}],"name":"Sauce"}]"#)
         #expect(written["author"] == #"{"@type":"Person","name":"Jane"}"#)
         #expect(written["nutrition"] == #"{"@type":"NutritionInformation","calories":"240 kcal"}"#)
