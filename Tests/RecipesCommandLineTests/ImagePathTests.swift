@@ -29,7 +29,7 @@ struct ImagePathTests {
         func images() throws -> [Int64: Any] {
             let run = try runRecipes(["status", "--json", "--home", dir.homePath])
             let entries = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
-            return Dictionary(uniqueKeysWithValues: entries.map { (($0["id"] as? Int64) ?? 0, $0["image"] as Any) })
+            return Dictionary(entries.map { (($0["id"] as? Int64) ?? 0, $0["image"] as Any) }) { first, _ in first }  // no crash on a repeated id
         }
         let paths = try images()
         #expect(paths[attached] as? String == mediaCopy)
