@@ -51,6 +51,10 @@ struct ConformanceServer {
     }
 }
 
+/// The conformance client's low-speed limit: a stalled transfer that nothing cancels fails as a timeout after it. Long,
+/// so that a test telling a cancellation from it by half of it does so on a loaded machine too.
+let conformanceLowSpeedTime: Duration = .seconds(120)
+
 /// Runs `body` against a fresh server (faults, token, size limit as given) and a fresh transport client.
 func withConformanceServer(faults: [String] = [], serverToken: String? = nil, clientToken: String? = nil,
                            maxImageBytes: Int64 = ReferenceServerConfiguration.defaultMaxImageBytes,
@@ -63,7 +67,7 @@ func withConformanceServer(faults: [String] = [], serverToken: String? = nil, cl
         faults: try faults.map { try FaultRule.parse($0) }, synchronousImageWrites: false)
     let running = try await ReferenceServer(configuration: configuration, logger: quietLogger).start()
     let client = try HTTPClient(configuration: HTTPClientConfiguration(
-        credentials: .of(clientToken, at: running.baseURL), connectTimeout: .seconds(5)))
+        credentials: .of(clientToken, at: running.baseURL), connectTimeout: .seconds(5), lowSpeedTime: conformanceLowSpeedTime))
     let server = ConformanceServer(running: running, client: client, directory: directory)
     do {
         try await body(server)

@@ -80,7 +80,7 @@ extension SyncRunTests {
         }
     }
 
-    @Test("a lease taken over by another process stops this run's upload of it within 2 s, leaving the lease alone")
+    @Test("a lease taken over by another process stops this run's upload of it at once, leaving the lease alone")
     func leaseLostStopsUpload() async throws {
         try await withSyncServer(faults: ["PUT /v1/images/*: stall first=1"]) { server in
             let home = try ClientHome()
@@ -96,7 +96,7 @@ extension SyncRunTests {
                 #expect(other.claims.map(\.recipe.id) == [recipe.id])
                 summary = try await task.value
             }
-            #expect(took < .seconds(10), "ended by the cancellation, long before the stalled transfer's 30-s low-speed limit")
+            #expect(took < .seconds(20), "ended by the cancellation, before the stalled transfer's 30-s low-speed limit")
             #expect(summary.verdict == .workLeft)
             #expect(recorder.events(.cancelled).map(\.id) == [recipe.id])
             let stored = try home.recipe(recipe.id)
@@ -129,9 +129,9 @@ extension SyncRunTests {
 
     // MARK: Cancelling a wait
 
-    @Test("recipes cancel during an in-run retry wait ends the run within 2 s; cancelled, attempts kept")
+    @Test("recipes cancel during an in-run retry wait ends the run at once; cancelled, attempts kept")
     func cancelDuringRetryWait() async throws {
-        try await withSyncServer(faults: ["PUT /v1/recipes/*: status=503 retry-after=5 first=1"]) { server in
+        try await withSyncServer(faults: ["PUT /v1/recipes/*: status=503 retry-after=25 first=1"]) { server in
             let home = try ClientHome()
             let recipe = try home.makeRecipe("cancel the wait")
             let recorder = EventRecorder()
@@ -145,7 +145,7 @@ extension SyncRunTests {
                 #expect(result == .cancelledInFlight(owner: LeaseOwner.current, processID: getpid()))
                 summary = try await task.value
             }
-            #expect(took < .seconds(10), "ended by the cancellation, long before the stalled transfer's 30-s low-speed limit")
+            #expect(took < .seconds(20), "ended by the cancellation, before the 25-s retry wait (within the 30-s --max-wait) ran out")
             #expect(summary.verdict == .workLeft)
             let stored = try home.recipe(recipe.id)
             #expect(stored.sync.state == .cancelled)

@@ -34,8 +34,10 @@ enum TestSupport {
         return (url.path, digest.value)
     }
 
-    /// The default low-speed limit of `client`: a stalled transfer that nothing cancels fails as a timeout after it.
-    static let lowSpeedTime: Duration = .seconds(30)
+    /// The default low-speed limit of `client`: a stalled transfer that nothing cancels fails as a timeout after it. Long,
+    /// so that a test telling a cancellation from this limit by half of it does so on a loaded machine too, where the
+    /// test's own task may wait many seconds for a thread of the cooperative pool.
+    static let lowSpeedTime: Duration = .seconds(120)
 
     /// A client with short timeouts suited to tests.
     static func client(credentials: BearerCredentials? = nil, caBundlePath: String? = nil,
