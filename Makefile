@@ -35,17 +35,19 @@ deps:
 migrations:
 	@./scripts/embed-migrations.sh
 
-## build: release binaries in $(BUILD)/release (recipes, recipes-server), stripped; their symbols in *.debug beside them
+## build: release binaries in $(BUILD)/release (recipes, recipes-server), and stripped copies of them in $(BUILD)/stripped
+## (what `make install` installs), their symbols in *.debug beside them
 build: deps migrations release strip
-	@echo "binaries: $(BUILD)/release/recipes $(BUILD)/release/recipes-server"
+	@echo "binaries: $(BUILD)/stripped/recipes $(BUILD)/stripped/recipes-server"
 
 release:
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes-server
 
-## strip: debug information and symbols out of the release binaries, kept in recipes.debug and recipes-server.debug
+## strip: copies of the release binaries without debug information and symbols, kept in recipes.debug and
+## recipes-server.debug beside them (the binaries swift build made stay as they are: the next build links nothing again)
 strip:
-	@./scripts/strip-binaries.sh $(BUILD)/release/recipes $(BUILD)/release/recipes-server
+	@./scripts/strip-binaries.sh $(BUILD)/stripped $(BUILD)/release/recipes $(BUILD)/release/recipes-server
 
 ## client: the release `recipes` binary alone
 client: deps migrations
@@ -53,7 +55,7 @@ client: deps migrations
 
 ## quiet-build: `make build` with its output in $(BUILD_LOG) and one line of progress on the terminal
 quiet-build: deps migrations
-	@./scripts/quiet-build.sh $(BUILD_LOG) "building recipes and recipes-server (release; a first build takes several minutes)" \
+	@./scripts/quiet-build.sh $(BUILD_LOG) "building recipes and recipes-server (release; a first build takes 25-35 minutes on 2 cores)" \
 	    $(MAKE) --no-print-directory release strip
 
 debug: deps migrations
@@ -95,7 +97,7 @@ bench: build
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(BUILD)/release/recipes $(BUILD)/release/recipes-server $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(BUILD)/stripped/recipes $(BUILD)/stripped/recipes-server $(DESTDIR)$(PREFIX)/bin/
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-tsan

@@ -19,10 +19,23 @@ total_wall=0 total_cpu=0
 part() {
     local label=$1
     shift
+    measure "$label" "$SWIFT" build --scratch-path "$scratch" "$@"
+}
+# products LABEL PRODUCT...: one row for several products, built (and linked) one after the other.
+products() {
+    local label=$1 product command=""
+    shift
+    for product in "$@"; do command+="\"$SWIFT\" build --scratch-path \"$scratch\" --product $product && "; done
+    measure "$label" bash -c "${command}true"
+}
+# measure LABEL COMMAND...: runs the command under GNU time; its figures added to the table and the totals.
+measure() {
+    local label=$1
+    shift
     local times
     times=$(mktemp)
-    if ! /usr/bin/time -f '%e %U %S' -o "$times" "$SWIFT" build --scratch-path "$scratch" "$@" > "$times.log" 2>&1; then
-        echo "build-time: \`swift build $*\` failed:" >&2
+    if ! /usr/bin/time -f '%e %U %S' -o "$times" "$@" > "$times.log" 2>&1; then
+        echo "build-time: \`$*\` failed:" >&2
         tail -n 20 "$times.log" >&2
         rm -f "$times" "$times.log"
         exit 1
@@ -54,7 +67,9 @@ for target in RecipeModels SystemFiles RecipeStore OperationEngine Transport Mea
 done
 part "ours: recipes (RecipesExecutable), linked" --product recipes
 part "ours: recipes-server (RecipesServerExecutable), linked" --product recipes-server
-part "ours: test targets, test support and benchmarks (\`--build-tests\`)" --build-tests
+products "ours: the benchmark executables (\`make bench\` only)" EngineBenchmark LinkDelay EditSignalBenchmark SearchBenchmark \
+    TransportBenchmark
+part "ours: test targets and their support targets (\`--build-tests\`)" --build-tests
 
 echo "## Build: where a first debug build's time goes (issue 39)"
 echo

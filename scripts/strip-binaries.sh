@@ -1,13 +1,18 @@
 #!/bin/sh
-# Strips the release binaries given as arguments of what running them does not need (debug information and the
-# symbol table), keeping it in <binary>.debug beside each, which gdb and lldb find through the binary's
-# .gnu_debuglink. Idempotent: a binary already stripped (its .debug newer than it) is left alone.
+# Writes stripped copies of the release binaries given as arguments into DIR: what running them needs, without debug
+# information and the symbol table, which are kept in DIR/<name>.debug, found by gdb and lldb through the copy's
+# .gnu_debuglink. The binaries swift build made are left as they are, so that the next swift build finds its outputs
+# unchanged and links nothing again. Idempotent: a copy newer than its binary is left alone.
+#   scripts/strip-binaries.sh DIR BINARY...
 set -eu
+dir=$1
+shift
+mkdir -p "$dir"
 for binary in "$@"; do
     [ -f "$binary" ] || { echo "strip-binaries: no $binary" >&2; exit 1; }
-    if [ -f "$binary.debug" ] && [ "$binary.debug" -nt "$binary" ]; then continue; fi
-    objcopy --only-keep-debug "$binary" "$binary.debug"
-    objcopy --strip-debug --strip-unneeded --add-gnu-debuglink="$binary.debug" "$binary" "$binary.stripped"
-    mv "$binary.stripped" "$binary"
-    touch "$binary.debug"  # newer than the stripped binary: the next run knows it is done
+    name=$(basename "$binary")
+    if [ -f "$dir/$name" ] && [ "$dir/$name" -nt "$binary" ]; then continue; fi
+    objcopy --only-keep-debug "$binary" "$dir/$name.debug"
+    objcopy --strip-debug --strip-unneeded --add-gnu-debuglink="$dir/$name.debug" "$binary" "$dir/$name.tmp"
+    mv "$dir/$name.tmp" "$dir/$name"
 done

@@ -240,7 +240,7 @@ struct WatchMachineTests {
             (0, .started), (0.1, .localEdit), (0.2, .localEdit), (0.3, .localEdit), (1, .passEnded(.done)),
             (2, .passEnded(.done)),
         ])
-        #expect(steps.flatMap { $0 }.filter { $0 == .startPass }.count == 2)
+        #expect(steps.joined().filter { $0 == Action.startPass }.count == 2)
         #expect(steps[4] == [.startPass])
         #expect(steps[5] == [.startLongPoll(at: Self.now + 2)])
         #expect(state.phase == .idle && state.longPolling)

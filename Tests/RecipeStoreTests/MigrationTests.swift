@@ -13,7 +13,8 @@ struct MigrationTests {
             .appendingPathComponent("migrations")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.hasSuffix(".sql") }.sorted()
-        #expect(files.map { String($0.dropLast(4)) } == Migration.embedded.map(\.identifier))
+        let names: [String] = files.map { String($0.dropLast(4)) }
+        #expect(names == Migration.embedded.map(\.identifier))
         for (file, migration) in zip(files, Migration.embedded) {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
             let normalized = text.split(separator: "\n", omittingEmptySubsequences: false)

@@ -92,8 +92,9 @@ struct SearchTests {
         let indexed = try store.pool.read { db in
             try Row.fetchOne(db, sql: "SELECT ingredients, steps FROM recipe_search WHERE rowid = ?", arguments: [id])
         }
-        #expect(indexed?["ingredients"] == (["salt"] + content.ingredients).joined(separator: "\n"))
-        #expect(indexed?["steps"] == content.steps.map(\.text).joined(separator: "\n"))
+        let ingredients: String? = indexed?["ingredients"], steps: String? = indexed?["steps"]
+        #expect(ingredients == (["salt"] + content.ingredients).joined(separator: "\n"))
+        #expect(steps == content.steps.map(\.text).joined(separator: "\n"))
         #expect(try store.search(["ingredients:salt", "steps:399"]).hits.map(\.id) == [id])
         #expect(try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recipe_search_stale") } == 0)
     }
