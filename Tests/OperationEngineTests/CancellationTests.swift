@@ -18,9 +18,9 @@ struct CancellationTests {
         let begin = clock.now
         procedure.cancel(reason: .requested("recipes cancel"))
         let outcome = await procedure.waitUntilFinished()
-        // Generous bound: under ThreadSanitizer with every suite running in parallel on two cores, scheduling alone
-        // can take a second; without cancellation reaching the wait it would take 60 s.
-        #expect(clock.now - begin < .seconds(5))
+        // Half of the 60 s it would take without cancellation reaching the wait: under ThreadSanitizer, or beside other
+        // processes on two busy cores, scheduling alone can take many seconds.
+        #expect(clock.now - begin < .seconds(30))
         #expect(outcome.isCancelled)
     }
 

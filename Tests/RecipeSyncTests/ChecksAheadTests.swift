@@ -85,9 +85,9 @@ struct ChecksAheadTests {
     }
 }
 
-/// Polls `condition` every 5 ms for up to 10 s.
+/// Polls `condition` every 5 ms for up to a minute.
 private func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(60)
     while ContinuousClock.now < deadline {
         if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(5))

@@ -86,7 +86,7 @@ struct SyncRunTests {
 
     /// Syncs `count` new recipes with small images one at a time (two steps at once, so the first is done long before
     /// the last starts). When the last one's image step starts — on the transport thread, which this holds up, so the
-    /// run cannot end meanwhile — waits up to 5 s for `holds` of the first recipe. Returns the run's summary and
+    /// run cannot end meanwhile — waits up to a minute for `holds` of the first recipe. Returns the run's summary and
     /// whether `holds` was true by then.
     func syncWatchingFirst(
         count: Int, _ server: SyncServer, _ home: ClientHome, holds: @escaping @Sendable (Recipe) -> Bool
@@ -100,7 +100,7 @@ struct SyncRunTests {
         let held = Locked<Bool?>(nil)
         let run = SyncRun(store: home.store, settings: home.settings(server), options: SyncOptions(jobs: 1)) { event in
             guard event.kind == .start, event.step == .image, event.id == last.id else { return }
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(60)
             var holding = holds(first)
             while !holding && ContinuousClock.now < deadline {
                 usleep(5_000)

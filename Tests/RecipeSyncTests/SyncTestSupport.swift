@@ -96,7 +96,7 @@ struct SyncServer: Sendable {
     /// The request log once it has at least `count` lines (a handler may log after its client saw the answer),
     /// then once it has stopped growing for a moment.
     func requests(atLeast count: Int) async -> [LoggedRequest] {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(60)
         while requests().count < count, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
