@@ -53,10 +53,11 @@ strip:
 client: deps migrations
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(BUILD) --product recipes
 
-## quiet-build: `make build` with its output in $(BUILD_LOG) and one line of progress on the terminal
+## quiet-build: the two release binaries the demo runs (`make release`), with the build's output in $(BUILD_LOG) and one
+## line of progress on the terminal (`make install` afterwards strips copies of them and builds nothing again)
 quiet-build: deps migrations
 	@./scripts/quiet-build.sh $(BUILD_LOG) "building recipes and recipes-server (release; a first build takes 25-35 minutes on 2 cores)" \
-	    $(MAKE) --no-print-directory release strip
+	    $(MAKE) --no-print-directory release
 
 debug: deps migrations
 	$(SWIFT) build --scratch-path $(BUILD)
