@@ -59,6 +59,8 @@ struct HostilePullTests {
     func badImage(_ bad: BadImage) async throws {
         let good = Data(pngBytes(size: 2048, seed: 1)), second = Data(pngBytes(size: 2048, seed: 2))
         let third = Data(pngBytes(size: 2048, seed: 3))
+        // Made before the server answers, so that its answer starts at once (the client's low-speed limit is 30 s).
+        let wrong = Data(pngBytes(size: 2048, seed: 9)), tooLarge = Data(pngBytes(size: 21 * 1024 * 1024, seed: 2))
         let uuids = [UUID(), UUID(), UUID()]
         let shas = [good, second, third].map(Self.sha256)
         let base = Locked("")
@@ -83,9 +85,9 @@ struct HostilePullTests {
             if path.hasSuffix(shas[0]) { return .respond(status: 200, headers: png, body: good) }
             if path.hasSuffix(shas[2]) { return .respond(status: 200, headers: png, body: third) }
             switch bad {
-            case .otherBytes: return .respond(status: 200, headers: png, body: Data(pngBytes(size: 2048, seed: 9)))
+            case .otherBytes: return .respond(status: 200, headers: png, body: wrong)
             case .missing: return .respond(status: 404, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"not found"}"#.utf8))
-            case .tooLarge: return .respond(status: 200, headers: png, body: Data(pngBytes(size: 21 * 1024 * 1024, seed: 2)))
+            case .tooLarge: return .respond(status: 200, headers: png, body: tooLarge)
             }
         }
         defer { server.stop() }

@@ -554,7 +554,12 @@ struct SyncRunTests {
             var recipes: [Recipe] = []
             for index in 0..<4 { recipes.append(try home.makeRecipe("token \(index)")) }
             let recorder = EventRecorder()
-            let summary = try await home.sync(server, jobs: 1, token: clientToken, recorder: recorder)
+            // One transfer at a time whatever the link (`--jobs 1`): a plan from a round trip measured on a loaded
+            // machine would send more at once, and each of those in flight before the refusal gets its own 401.
+            let run = SyncRun(
+                store: home.store, settings: home.settings(server, token: clientToken),
+                options: SyncOptions(direction: .pushOnly).exactly(jobs: 1), emit: recorder.emit)
+            let summary = try await run.run()
             #expect(summary.verdict == .credentialsRefused)
             #expect(summary.credentialsRefused)
             let log = await server.requests(atLeast: 1)
