@@ -8,9 +8,9 @@ PREFIX ?= /usr/local
 # Debian packages the build, the tests and the demo need (the C libraries behind CCurl, CEditLine and GRDB, the
 # crontab command, the tools the tests start — python3 and openssl for a local HTTPS endpoint, systemd's
 # systemd-analyze for the service units, iproute2's ip for the network namespaces of the watcher's tests and of the
-# link with delay — and those the benchmarks use: curl, bc, GNU time).
+# link with delay, libfaketime for the tests of a clock that jumps — and those the benchmarks use: curl, bc, GNU time).
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config binutils cron sqlite3 python3 openssl curl bc time \
-	systemd iproute2
+	systemd iproute2 libfaketime
 RELEASE_FLAGS := -c release --static-swift-stdlib
 # Where `make demo` writes the build's output (the demo's own output stands alone on the terminal).
 BUILD_LOG ?= $(BUILD)/build.log

@@ -155,7 +155,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RecipesExecutable",
-            dependencies: ["RecipesCommandLine"],
+            dependencies: ["RecipesCommandLine", "SystemFiles"],
             path: "Sources/recipes",
             swiftSettings: strictSettings
         ),
@@ -181,7 +181,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RecipesServerExecutable",
-            dependencies: ["ReferenceServer"],
+            dependencies: ["ReferenceServer", "SystemFiles"],
             path: "Sources/recipes-server",
             swiftSettings: strictSettings
         ),

@@ -126,10 +126,11 @@ public enum RecipeSyncMachine {
     /// (after a permanent error or too many attempts) and `cancelled`. Each such run reminds of them.
     public static let stoppedStates: Set<SyncState> = [.failed, .cancelled]
 
-    /// Whether background sync should upload `record` at `now`: it has work left and no backoff ahead.
+    /// Whether background sync should upload `record` at `now`: it has work left and no backoff ahead (a wait
+    /// further ahead than any a sync records is one a clock set back made: `SyncInfo.longestWait`).
     public static func isDue(_ record: SyncRecord, at now: Date) -> Bool {
         guard unsyncedStates.contains(record.sync.state), record.sync.conflict == nil else { return false }
-        return record.sync.nextAttemptAt.map { $0 <= now } ?? true
+        return !record.sync.waitIsAhead(at: now)
     }
 
     /// Whether an explicit `recipes sync <id>` has nothing to send: the server has the current revision.

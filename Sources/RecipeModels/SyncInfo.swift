@@ -66,6 +66,20 @@ public struct SyncInfo: Sendable, Equatable {
         self.conflict = conflict
     }
 
+    /// The longest wait a sync records: the retry policy's longest `Retry-After` (a day) and an hour for backoff and
+    /// jitter. A moment further ahead than this was recorded by a clock that has since been set back (a clock a
+    /// person corrected by a month, a board without a real-time clock that booted in the future): that recipe is due
+    /// now, not a month on.
+    public static let longestWait: TimeInterval = 25 * 3600
+
+    /// Whether a retry wait still lies ahead at `now`: `nextAttemptAt` is later than `now`, and no further ahead than
+    /// `longestWait`.
+    public func waitIsAhead(at now: Date) -> Bool {
+        guard let next = nextAttemptAt else { return false }
+        let ahead = next.timeIntervalSince(now)
+        return ahead > 0 && ahead <= Self.longestWait
+    }
+
     /// Whether a lease is held and has not lapsed at `now`.
     public func hasLiveLease(at now: Date) -> Bool {
         guard leaseOwner != nil, let expiry = leaseExpiresAt else { return false }
@@ -82,7 +96,7 @@ public struct SyncInfo: Sendable, Equatable {
         case .pending, .waiting, .uploading:
             if hasLiveLease(at: now) { return .uploading }
             if state == .uploading { return .pending }
-            if state == .waiting, let next = nextAttemptAt, next <= now { return .pending }
+            if state == .waiting, nextAttemptAt != nil, !waitIsAhead(at: now) { return .pending }
             return state
         case .synced, .failed, .cancelled, .deleting, .conflict:
             return state

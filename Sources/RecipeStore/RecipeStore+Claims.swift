@@ -57,7 +57,7 @@ extension RecipeStore {
         try read { db in
             try Bool.fetchOne(
                 db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE \(Self.dueCondition))",
-                arguments: [now.timeIntervalSince1970]) ?? false
+                arguments: StatementArguments(Self.dueArguments(now))) ?? false
         }
     }
 
@@ -71,11 +71,13 @@ extension RecipeStore {
                 sql: """
                     SELECT MIN(at) FROM (
                         SELECT next_attempt_at AS at FROM recipes
-                        WHERE state IN \(Self.unsyncedStates) AND conflicts IS NULL AND next_attempt_at > ?1
+                        WHERE state IN \(Self.unsyncedStates) AND conflicts IS NULL
+                            AND next_attempt_at > ?1 AND next_attempt_at <= ?1 + \(SyncInfo.longestWait)
                         UNION ALL
                         SELECT lease_expires_at FROM recipes
                         WHERE state IN \(Self.unsyncedStates) AND conflicts IS NULL
-                            AND (next_attempt_at IS NULL OR next_attempt_at <= ?1)
+                            AND (next_attempt_at IS NULL OR next_attempt_at <= ?1
+                                OR next_attempt_at > ?1 + \(SyncInfo.longestWait))
                             AND lease_owner IS NOT NULL AND lease_owner != ?2 AND lease_expires_at > ?1)
                     """,
                 arguments: [now.timeIntervalSince1970, owner]
@@ -89,7 +91,7 @@ extension RecipeStore {
             if let ids { return try ids.compactMap { id in try Self.storedRecipe(id, db) } }
             return try Row.fetchAll(
                 db, sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE \(Self.dueCondition) ORDER BY id",
-                arguments: [now.timeIntervalSince1970]
+                arguments: StatementArguments(Self.dueArguments(now))
             ).map(Self.decode)
         }
     }
@@ -119,7 +121,11 @@ extension RecipeStore {
         try read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE state = 'waiting' AND next_attempt_at > ? ORDER BY id",
+                sql: """
+                    SELECT \(Self.recipeColumns) FROM recipes
+                    WHERE state = 'waiting' AND next_attempt_at > ?1 AND next_attempt_at <= ?1 + \(SyncInfo.longestWait)
+                    ORDER BY id
+                    """,
                 arguments: [now.timeIntervalSince1970]
             ).map(Self.decode)
         }
@@ -141,7 +147,7 @@ extension RecipeStore {
                     SELECT \(Self.recipeColumns) FROM recipes NOT INDEXED
                     WHERE id > ? AND \(Self.dueCondition) ORDER BY id LIMIT ?
                     """),
-                arguments: [cursor, now.timeIntervalSince1970, limit])
+                arguments: [cursor, now.timeIntervalSince1970, now.timeIntervalSince1970, limit])
             var batch = ClaimBatch(cursor: cursor, isExhausted: rows.count < limit)
             var free: [Recipe] = []
             for row in rows {

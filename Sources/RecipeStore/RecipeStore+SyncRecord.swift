@@ -86,7 +86,14 @@ extension RecipeStore {
     static let stoppedStates = "(" + RecipeSyncMachine.stoppedStates.map { "'\($0.rawValue)'" }.sorted()
         .joined(separator: ", ") + ")"
 
-    /// The SQL condition of `RecipeSyncMachine.isDue` at `?` (now), for queries over many recipes.
-    static let dueCondition =
-        "state IN \(unsyncedStates) AND conflicts IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?)"
+    /// The SQL condition of `RecipeSyncMachine.isDue` at `?` (now, bound twice: `dueArguments`), for queries over
+    /// many recipes: no wait, a wait over, or one further ahead than a sync records (`SyncInfo.longestWait`).
+    static let dueCondition = "state IN \(unsyncedStates) AND conflicts IS NULL AND \(noWaitAhead)"
+
+    /// The SQL condition of `!SyncInfo.waitIsAhead` at `?` (now, bound twice).
+    static let noWaitAhead =
+        "(next_attempt_at IS NULL OR next_attempt_at <= ? OR next_attempt_at > ? + \(SyncInfo.longestWait))"
+
+    /// The arguments of `dueCondition` at `now`.
+    static func dueArguments(_ now: Date) -> [Double] { [now.timeIntervalSince1970, now.timeIntervalSince1970] }
 }

@@ -292,6 +292,19 @@ struct RecipeSyncMachineTests {
         }
     }
 
+    @Test("a wait further ahead than any a sync records was recorded by a clock since set back: due now, shown pending")
+    func waitFromAClockSetBack() {
+        let day = Self.record { $0.sync.state = .waiting; $0.sync.nextAttemptAt = Self.now + 24 * 3600 }
+        #expect(!RecipeSyncMachine.isDue(day, at: Self.now), "the longest Retry-After (a day) is still a wait")
+        #expect(day.sync.effectiveState(at: Self.now) == .waiting)
+        let month = Self.record { $0.sync.state = .waiting; $0.sync.nextAttemptAt = Self.now + 30 * 24 * 3600 }
+        #expect(RecipeSyncMachine.isDue(month, at: Self.now), "a recipe must not wait a month for a clock corrected by one")
+        #expect(month.sync.effectiveState(at: Self.now) == .pending)
+        let edge = Self.record { $0.sync.state = .waiting; $0.sync.nextAttemptAt = Self.now + SyncInfo.longestWait }
+        #expect(!RecipeSyncMachine.isDue(edge, at: Self.now))
+        #expect(RecipeSyncMachine.isDue(edge, at: Self.now - 1))
+    }
+
     @Test("on the server: synced at its revision, based on a version of this server, and not deleted")
     func onServer() {
         func synced(_ change: (inout SyncRecord) -> Void = { _ in }) -> SyncRecord {

@@ -33,6 +33,8 @@ struct EarliestRetryTests {
          [{ $0.state = .uploading; $0.leaseOwner = other; $0.leaseExpiresAt = now + 20 }, waiting60], now + 20),
         ("a due recipe this process holds: not a reason to wake",
          [{ $0.state = .uploading; $0.leaseOwner = me; $0.leaseExpiresAt = now + 20 }], nil),
+        ("a retry a month ahead was recorded by a clock since set back: due now, nothing to wait for",
+         [{ $0.state = .waiting; $0.attempts = 1; $0.nextAttemptAt = now + 30 * 86_400 }], nil),
         ("a lease that has lapsed: claimable now, nothing to wait for",
          [{ $0.state = .uploading; $0.leaseOwner = other; $0.leaseExpiresAt = now - 5 }], nil),
     ] as [(String, [Change], Date?)])
@@ -47,5 +49,29 @@ struct EarliestRetryTests {
             #expect(try store.write { db in try RecipeStore.write(new, over: old, id: recipe.id, db) })
         }
         #expect(try store.earliestRetry(after: Self.now, owner: Self.me) == expected, "\(what)")
+    }
+
+    @Test("a wait a month ahead (a clock since set back) is due in every query of the store; one of an hour is not")
+    func waitFromAClockSetBack() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        var ids: [Int64] = []
+        for ahead in [3600.0, 30 * 86_400.0] {
+            let recipe = try store.create(title: "Waits \(Int(ahead)) s")
+            let old = SyncRecord(sync: recipe.sync, image: recipe.image)
+            var new = old
+            new.sync.state = .waiting
+            new.sync.attempts = 1
+            new.sync.nextAttemptAt = Self.now + ahead
+            #expect(try store.write { db in try RecipeStore.write(new, over: old, id: recipe.id, db) })
+            ids.append(recipe.id)
+        }
+        let hour = try #require(ids.first), month = try #require(ids.last)
+        #expect(try store.hasDueWork(at: Self.now))
+        #expect(try store.dueRecipes(at: Self.now).map(\.id) == [month])
+        #expect(try store.waitingRecipes(at: Self.now).map(\.id) == [hour])
+        let batch = try store.claimDue(
+            owner: Self.me, now: Self.now, leaseDuration: 60, limit: 10, after: 0, isOwnerAlive: { _ in true })
+        #expect(batch.claims.map(\.recipe.id) == [month], "\(batch)")
     }
 }

@@ -1,3 +1,4 @@
+import RecipeModels
 import Testing
 import Transport
 @testable import RecipeSync
@@ -23,5 +24,14 @@ struct SyncOptionsTests {
                 roundTrip: row.roundTrip, bytesPerSecond: nil, floor: row.options.jobs, ceiling: row.options.connectionCeiling)
             #expect(connections == row.expected, "jobs \(row.options.jobs), ceiling \(row.options.connectionCeiling), \(String(describing: row.roundTrip))")
         }
+    }
+
+    @Test("every wait a run records lies within SyncInfo.longestWait, beyond which a wait is taken for a clock set back")
+    func waitsWithinTheLongest() throws {
+        let home = try ClientHome()
+        let run = SyncRun(store: home.store, settings: SyncSettings(api: nil), options: SyncOptions(), emit: { _ in })
+        let policy = run.retryPolicy
+        let longest = max(policy.maxRetryAfter, policy.maxDelay)
+        #expect(longest <= .seconds(SyncInfo.longestWait), "a wait the run records would be taken for a clock set back")
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import RecipesTestSupport
+import Testing
+
+/// The client's clock jumping, with libfaketime preloaded into the built binary (`LD_PRELOAD`, `FAKETIME`): a retry
+/// wait is a moment on the wall clock, so a clock that moves forward past it sends the recipe, and one set back (a
+/// clock a person corrects, a board without a real-time clock that booted in the future) must not hold the recipe for
+/// as long as the clock was wrong.
+@Suite("A clock that jumps: retry waits recorded by one clock and read by another")
+struct ClockJumpTests {
+    /// The preloadable libfaketime (`make deps` installs it with the Debian package libfaketime).
+    static func libfaketime() throws -> String {
+        let candidates = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"]
+            .map { $0 + "/faketime/libfaketime.so.1" }
+        return try #require(
+            candidates.first { FileManager.default.fileExists(atPath: $0) },
+            "libfaketime is not installed: make deps installs it (Debian package libfaketime)")
+    }
+
+    /// The environment that runs the binary `offset` away from the real clock ("+2h", "+30d").
+    static func faked(_ offset: String) throws -> [String: String] {
+        ["LD_PRELOAD": try libfaketime(), "FAKETIME": offset]
+    }
+
+    /// A client with one recipe and a server whose first image upload answers 503 with `Retry-After: 3600`.
+    static func recipeWaitingAnHour(
+        clock: [String: String] = [:]
+    ) throws -> (Client, ServerProcess) {
+        let client = Client()
+        try client.createRecipes(1, imageSize: 8 * 1024)
+        let server = try client.startServer(faults: ["PUT /v1/images/*: status=503 retry-after=3600 first=1"])
+        client.extraEnvironment = clock
+        let first = try client.run(["sync", "--max-wait", "0"])
+        #expect(first.status == 75, "the first sync must record the hour's wait: \(first)")
+        #expect(try client.status(of: 1)?["state"] as? String == "waiting", "on the clock that recorded it")
+        client.extraEnvironment = [:]
+        return (client, server)
+    }
+
+    @Test("under LD_PRELOAD=libfaketime the binary still reads its arguments (libfaketime's setenv moved environ)")
+    func argumentsUnderLibfaketime() throws {
+        let client = Client()
+        try client.createRecipes(1, imageSize: 0)
+        client.extraEnvironment = try Self.faked("+0")
+        let status = try client.run(["status", "--json"])
+        #expect(status.status == 0, "\(status)")
+        let object = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))
+        #expect((object as? [[String: Any]])?.count == 1, "status --json did not run: \(status)")
+    }
+
+    @Test("a clock moved two hours forward finds the hour's retry wait over: the next sync sends the recipe, exit 0")
+    func clockForwardPastAWait() throws {
+        let (client, server) = try Self.recipeWaitingAnHour()
+        defer { server.stop() }
+        let early = try client.run(["sync"])
+        #expect(early.status == 75, "the wait is not over on the real clock: \(early)")
+        client.extraEnvironment = try Self.faked("+2h")
+        let later = try client.run(["sync"])
+        #expect(later.status == 0, "\(later)")
+        client.extraEnvironment = [:]
+        #expect(try client.status(of: 1)?["state"] as? String == "synced")
+        #expect(try server.storedRecipes().count == 1)
+    }
+
+    @Test("a wait recorded while the clock was a month ahead does not hold the recipe a month once it is corrected")
+    func clockSetBackAfterAWait() throws {
+        let (client, server) = try Self.recipeWaitingAnHour(clock: try Self.faked("+30d"))
+        defer { server.stop() }
+        let status = try #require(try client.status(of: 1))
+        #expect(status["state"] as? String == "pending", "a wait a month ahead reads as due: \(status)")
+        let corrected = try client.run(["sync"])
+        #expect(corrected.status == 0, "the recipe waited for the wrong clock: \(corrected)")
+        #expect(try client.status(of: 1)?["state"] as? String == "synced")
+        #expect(try server.storedRecipes().count == 1)
+    }
+}
