@@ -65,6 +65,22 @@ struct OneShotCommandTests {
         #expect(recipe.ingredients.map(\.text) == ["--half a lemon"] && recipe.sync.revision == 2)
     }
 
+    @Test("a word written as an option the command does not take exits 64 and changes nothing; after -- it is text")
+    func optionWhereTextWasMeant() throws {
+        let dir = TemporaryDirectory()
+        let home = ["--home", dir.homePath]
+        #expect(try runRecipes(["new", "Soup"] + home).status == 0)
+        let refused = try runRecipes(["yield", "1", "--servings", "4"] + home)
+        #expect(refused.status == 64, "\(refused)")
+        #expect(refused.stderr == "recipes: \"--servings\" is not an option (yield takes no options); to write it as text, "
+            + "put it after --: `recipes yield 1 -- --servings 4`\n", "\(refused.stderr)")
+        let unchanged = try RecipeStore(home: dir.home, access: .readOnly).recipe(id: 1)
+        #expect(unchanged.recipeYield == "" && unchanged.sync.revision == 1)
+        let text = try runRecipes(home + ["yield", "1", "--", "--servings", "4"])
+        #expect(text.status == 0, "\(text)")
+        #expect(try RecipeStore(home: dir.home, access: .readOnly).recipe(id: 1).recipeYield == "--servings 4")
+    }
+
     @Test("`recipes <command> --help` prints the command's usage from the REPL's table; `recipes --help` lists them")
     func help() throws {
         let usage = try runRecipes(["step", "--help"])
