@@ -40,6 +40,17 @@ struct CarelessInputTests {
         #expect(run.stdout == "no recipes yet; create one with `new <title>`\n")
     }
 
+    @Test("an empty home's list and status advise the shell's command in a shell, the REPL's in the REPL")
+    func emptyHomeAdviceInTheRightWords() throws {
+        let dir = TemporaryDirectory()
+        for command in ["list", "status"] {
+            let shell = try runRecipes([command, "--home", dir.homePath])
+            #expect(shell.stdout.hasPrefix("no recipes yet; create one with `recipes new <title>`\n"), "\(shell)")
+            let repl = try runRecipes(["edit", "--home", dir.homePath], input: command + "\n")
+            #expect(repl.stdout.hasPrefix("no recipes yet; create one with `new <title>`\n"), "\(repl)")
+        }
+    }
+
     @Test("titles and texts with escape sequences are shown cleaned by list, show and status; the JSON is exact")
     func escapeSequencesCleaned() throws {
         let dir = TemporaryDirectory()
