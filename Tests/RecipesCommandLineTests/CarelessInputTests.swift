@@ -51,6 +51,21 @@ struct CarelessInputTests {
         }
     }
 
+    @Test("a running watcher whose server was unset is told to send SIGHUP once one is set, not to start the watcher")
+    func watcherReloadAdvice() throws {
+        let dir = TemporaryDirectory()
+        let context = CommandContext(homeOption: dir.homePath, environment: ["HOME": dir.homePath], console: CapturingConsole())
+        let invocation = WatchInvocation(mode: .plain)
+        #expect { try invocation.configuration(context) } throws: { error in
+            (error as? CommandLineError)?.message.hasSuffix("then start the watcher") == true
+        }
+        #expect { try invocation.configuration(context, reloading: true) } throws: { error in
+            let message = (error as? CommandLineError)?.message ?? ""
+            return message.hasSuffix("then send SIGHUP (`kill -HUP \(getpid())`) to have it read again")
+                && !message.contains("start the watcher")
+        }
+    }
+
     @Test("titles and texts with escape sequences are shown cleaned by list, show and status; the JSON is exact")
     func escapeSequencesCleaned() throws {
         let dir = TemporaryDirectory()
