@@ -24,7 +24,7 @@ step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 step "Starting recipes-server on a free loopback port (data in $work/server)"
 # Two faults make the run worth watching: every image upload is slowed to take a second, and the first recipe upload
 # is refused once with 503 and Retry-After: 1, which the client waits out and retries.
-"$server" --data "$work/server" --port 0 --token demo-token --request-log "$work/requests.log" \
+"$server" --data "$work/server" --port 0 --token demo-token-of-the-kitchen --request-log "$work/requests.log" \
     --fault 'PUT /v1/images/*: latency=1s' \
     --fault 'PUT /v1/recipes/*: status=503 retry-after=1 first=1' > "$work/server.out" 2>"$work/server.err" &
 server_pid=$!
@@ -38,7 +38,7 @@ echo "listening on $url"
 
 step "A fresh home: $home"
 "$recipes" config set server.url "$url" --home "$home"
-printf 'demo-token\n' | "$recipes" config set server.token - --home "$home"
+printf 'demo-token-of-the-kitchen\n' | "$recipes" config set server.token - --home "$home"
 "$recipes" config show --home "$home"
 
 step "Creating sample recipes with images (demo/recipes.txt piped into \`recipes edit\`)"
@@ -58,7 +58,7 @@ step "recipes status (after the sync)"
 
 step "Recipe 1 read back from the server"
 uuid=$("$recipes" status 1 --json --home "$home" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["uuid"])')
-curl -s -H 'Authorization: Bearer demo-token' "$url/v1/recipes/$uuid" | python3 -m json.tool
+curl -s -H 'Authorization: Bearer demo-token-of-the-kitchen' "$url/v1/recipes/$uuid" | python3 -m json.tool
 
 step "An edit from the shell (\`recipes title 2 …\`), then sync again (its image is on the server: only the JSON goes)"
 "$recipes" title 2 "Country sourdough" --home "$home"
@@ -77,7 +77,7 @@ step "The home after the sync: no temporary files left in media/ and outbox/ (im
 # Two-way sync: a second device.
 laptop="$work/laptop"
 "$recipes" config set server.url "$url" --home "$laptop" >/dev/null
-printf 'demo-token\n' | "$recipes" config set server.token - --home "$laptop" >/dev/null
+printf 'demo-token-of-the-kitchen\n' | "$recipes" config set server.token - --home "$laptop" >/dev/null
 # The first 8 digits of the uuid of the home's recipe $1, as `status` shows them: ids are per device, the uuid names
 # a recipe the same way on both.
 short_uuid() {

@@ -76,10 +76,10 @@ static inline void recipes_editline_set_wake(int fd, recipes_editline_wake_funct
     *recipes_editline_wake_handler() = handler;
 }
 
-/// Reads one byte for libedit. A Ctrl-C interrupts the read (the handler is installed without SA_RESTART) and
+/// Reads one byte of the terminal. A Ctrl-C interrupts the read (the handler is installed without SA_RESTART) and
 /// reads as end of input, so readline returns and the caller can drop the line instead of the whole REPL. While
 /// waiting for a key it also watches the wake descriptor and lets the wake function print above the prompt.
-static inline int recipes_editline_getc(FILE *stream) {
+static inline int recipes_editline_read_byte(FILE *stream) {
     unsigned char byte;
     for (;;) {
         int wake = *recipes_editline_wake_fd();
@@ -107,6 +107,79 @@ static inline int recipes_editline_getc(FILE *stream) {
         if (errno == EINTR && !*recipes_editline_interrupted()) continue;
         return EOF;
     }
+}
+
+/// Whether characters other than ASCII are read (1: the process's LC_CTYPE is a UTF-8 one, so libedit can convert,
+/// show and measure them) or refused (0: only ASCII can be read).
+static inline int *recipes_editline_reads_utf8(void) {
+    static int reads = 0;
+    return &reads;
+}
+
+/// Set when the line being read got a byte that could not be read as a character (not UTF-8, or not ASCII when
+/// only ASCII can be read): the line is refused, not stored without it. Cleared by `recipes_editline_take_unreadable`.
+static inline int *recipes_editline_unreadable(void) {
+    static int unreadable = 0;
+    return &unreadable;
+}
+
+/// A byte read ahead while assembling a character that turned out not to belong to it (-1: none).
+static inline int *recipes_editline_pending_byte(void) {
+    static int pending = -1;
+    return &pending;
+}
+
+/// Reads one character for libedit, which takes what this returns as a whole wide character (its readline
+/// emulation's `rl_getc_function`): the bytes of a UTF-8 sequence are assembled into the code point they encode. A
+/// byte that is not part of a valid sequence (or any but ASCII when only ASCII can be read) marks the line
+/// unreadable and reads as `?`, so the person sees where it was.
+static inline int recipes_editline_getc(FILE *stream) {
+    int first = *recipes_editline_pending_byte();
+    *recipes_editline_pending_byte() = -1;
+    if (first < 0) first = recipes_editline_read_byte(stream);
+    if (first == EOF || first < 0x80) return first;
+    int length;
+    unsigned int code;
+    if ((first & 0xE0) == 0xC0) {
+        length = 2;
+        code = (unsigned int)first & 0x1F;
+    } else if ((first & 0xF0) == 0xE0) {
+        length = 3;
+        code = (unsigned int)first & 0x0F;
+    } else if ((first & 0xF8) == 0xF0) {
+        length = 4;
+        code = (unsigned int)first & 0x07;
+    } else {
+        *recipes_editline_unreadable() = 1;
+        return '?';
+    }
+    for (int index = 1; index < length; index++) {
+        int next = recipes_editline_read_byte(stream);
+        if (next == EOF) return EOF;
+        if ((next & 0xC0) != 0x80) {
+            *recipes_editline_pending_byte() = next;
+            *recipes_editline_unreadable() = 1;
+            return '?';
+        }
+        code = (code << 6) | ((unsigned int)next & 0x3F);
+    }
+    static const unsigned int smallest[5] = {0, 0, 0x80, 0x800, 0x10000};
+    int valid = code >= smallest[length] && code <= 0x10FFFF && !(code >= 0xD800 && code <= 0xDFFF);
+    if (!valid || !*recipes_editline_reads_utf8()) {
+        *recipes_editline_unreadable() = 1;
+        return '?';
+    }
+    return (int)code;
+}
+
+/// Says whether characters other than ASCII are read (see `recipes_editline_reads_utf8`).
+static inline void recipes_editline_set_reads_utf8(int reads) { *recipes_editline_reads_utf8() = reads; }
+
+/// Whether the last line read held a byte that could not be read as a character; clears the note.
+static inline int recipes_editline_take_unreadable(void) {
+    int unreadable = *recipes_editline_unreadable();
+    *recipes_editline_unreadable() = 0;
+    return unreadable;
 }
 
 /// Lets the REPL handle Ctrl-C itself: libedit installs no signal handlers and reads through our getc.

@@ -165,10 +165,12 @@ public enum QuantityScaling {
     }
 
     /// A decimal as a cook reads it: to the hundredth below 10, the tenth below 100, else whole; no trailing zeros.
+    /// Any value is written, however large (one beyond a whole `Int64` as its digits, not a crash).
     public static func decimal(_ value: Double) -> String {
         let places = value < 10 ? 2 : value < 100 ? 1 : 0
         let scale = pow(10, Double(places))
         let rounded = (value * scale).rounded() / scale
+        guard rounded.isFinite, abs(rounded) < 1e15 else { return String(format: "%.0f", rounded) }
         if rounded == rounded.rounded() { return String(Int64(rounded)) }
         var text = String(format: "%.\(places)f", rounded)
         while text.hasSuffix("0") { text.removeLast() }

@@ -90,14 +90,17 @@ extension RecipeStore {
     }
 
     /// Deletes recipe `id`: removed at once when the server never saw it, else kept as `deleting` until the
-    /// server confirms the DELETE.
-    public func delete(_ id: Int64) throws(StoreError) {
+    /// server confirms the DELETE. Answers whether it was removed at once (false: its deletion waits for a sync).
+    @discardableResult
+    public func delete(_ id: Int64) throws(StoreError) -> Bool {
+        var removed = false
         let change = { (db: Database) throws -> String? in
             let row = try Self.editableRow(db, id: id)
             try SentDraft.beforeEdit(row, id: id, db)?.remember(id, db)
             // Removed at once when the server never saw it, else `deleting` (RecipeSyncMachine decides).
             let transition = try Self.apply(.deleted, to: id, db)
-            if transition?.effects.contains(.removeRecipe) == false {
+            removed = transition?.effects.contains(.removeRecipe) == true
+            if !removed {
                 try db.execute(sql: "UPDATE recipes SET updated_at = ? WHERE id = ?", arguments: [self.now().timeIntervalSince1970, id])
             }
             return try Self.unreferencedCopy(row["image_file"], keeping: nil, db)
@@ -105,11 +108,12 @@ extension RecipeStore {
         // As for `clearImage`: the media lock only when there is a copy to let go.
         guard try currentCopy(of: id) != nil else {
             _ = try edit(change)
-            return
+            return removed
         }
         try media.withExclusiveAccess { () throws(StoreError) in
             if let unneededCopy = try edit(change) { media.remove(unneededCopy) }
         }
+        return removed
     }
 
     /// The media copy recipe `id` refers to now, if any: whether a change that may let it go takes the media lock.

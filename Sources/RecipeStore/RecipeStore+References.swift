@@ -4,28 +4,38 @@ import RecipeModels
 
 extension RecipeStore {
     /// The local id of the recipe `reference` names: an id a recipe has, or a uuid prefix exactly one recipe's uuid
-    /// starts with; an unknown id, or a prefix of none or several, is an error that says so (listing the several).
+    /// starts with; an unknown id, or a prefix of none or several, is an error that says so (listing the several). A
+    /// word of digits that is both a recipe's id and the start of another's uuid is refused, naming both.
     /// Read before anything is opened for writing, so that a command naming no recipe creates nothing.
     public func recipeID(_ reference: RecipeReference) throws(StoreError) -> Int64 {
-        func known(_ id: Int64) throws(StoreError) -> Bool {
-            try read { db in
-                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE id = ?)", arguments: [id]) ?? false
-            }
-        }
         switch reference {
         case .id(let id):
-            guard try known(id) else { throw StoreError(.unknownRecipe(id: id)) }
+            guard try recipe(withID: id) != nil else { throw StoreError(.unknownRecipe(id: id)) }
             return id
         case .idOrUUID(let id, let prefix):
-            if try known(id) { return id }
-            do throws(StoreError) {
-                return try recipeID(uuidPrefix: prefix)
-            } catch {
-                if case .noRecipeWithUUID = error.kind { throw StoreError(.unknownRecipe(id: id)) }
-                throw error
+            let byID = try recipe(withID: id)
+            let byUUID = try recipes(withUUIDPrefix: prefix).filter { $0.id != id }
+            if let byID {
+                guard byUUID.isEmpty else {
+                    throw StoreError(.ambiguousReference(word: prefix, id: byID, uuids: byUUID))
+                }
+                return id
+            }
+            switch byUUID.count {
+            case 0: throw StoreError(.unknownRecipe(id: id))
+            case 1: return byUUID[0].id
+            default: throw StoreError(.ambiguousUUID(prefix: prefix, matches: byUUID))
             }
         case .uuid(let prefix):
             return try recipeID(uuidPrefix: prefix)
+        }
+    }
+
+    /// The recipe with the local id `id`, if there is one.
+    private func recipe(withID id: Int64) throws(StoreError) -> UUIDMatch? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT id, uuid, title FROM recipes WHERE id = ?", arguments: [id])
+                .map { UUIDMatch(id: $0[0], uuid: $0[1], title: $0[2]) }
         }
     }
 
@@ -38,7 +48,17 @@ extension RecipeStore {
 
     /// The one recipe whose uuid (its hexadecimal digits, without dashes) starts with `prefix`.
     private func recipeID(uuidPrefix prefix: String) throws(StoreError) -> Int64 {
-        let matches = try read { db in
+        let matches = try recipes(withUUIDPrefix: prefix)
+        switch matches.count {
+        case 0: throw StoreError(.noRecipeWithUUID(prefix: prefix))
+        case 1: return matches[0].id
+        default: throw StoreError(.ambiguousUUID(prefix: prefix, matches: matches))
+        }
+    }
+
+    /// The recipes (up to six) whose uuid starts with `prefix`, by id.
+    private func recipes(withUUIDPrefix prefix: String) throws(StoreError) -> [UUIDMatch] {
+        try read { db in
             // A prefix of hexadecimal digits holds no LIKE wildcard; `substr` keeps the comparison exact.
             try Row.fetchAll(
                 db,
@@ -47,11 +67,6 @@ extension RecipeStore {
                     """,
                 arguments: [prefix.count, prefix]
             ).map { UUIDMatch(id: $0[0], uuid: $0[1], title: $0[2]) }
-        }
-        switch matches.count {
-        case 0: throw StoreError(.noRecipeWithUUID(prefix: prefix))
-        case 1: return matches[0].id
-        default: throw StoreError(.ambiguousUUID(prefix: prefix, matches: matches))
         }
     }
 }

@@ -18,6 +18,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case noRecipeWithUUID(prefix: String)
         /// Several recipes' uuids start with the prefix a person gave (up to six of them).
         case ambiguousUUID(prefix: String, matches: [UUIDMatch])
+        /// A word of digits is a recipe's id (`id`) and the start of other recipes' uuids (`uuids`, up to six).
+        case ambiguousReference(word: String, id: UUIDMatch, uuids: [UUIDMatch])
         case recipeDeleted(id: Int64)
         case indexOutOfRange(what: String, index: Int, count: Int, id: Int64, allowingEnd: Bool = false)
         case emptyTitle
@@ -98,6 +100,11 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             let listed = matches.prefix(5).map { "\($0.id) \($0.title) (\($0.uuid))" }.joined(separator: ", ")
             let more = matches.count > 5 ? ", …" : ""
             return "\(prefix) is the start of the uuid of several recipes: \(listed)\(more); give more of the uuid, or the id"
+        case .ambiguousReference(let word, let byID, let uuids):
+            let listed = uuids.prefix(5).map { "\($0.id) \($0.title) (\($0.uuid))" }.joined(separator: ", ")
+            let more = uuids.count > 5 ? ", …" : ""
+            return "\(word) is both the id of recipe \(byID.id) \(byID.title) (\(byID.uuid)) and the start of the uuid of "
+                + "\(listed)\(more); name the one you mean by its uuid (its first 8 characters, as `status` shows them)"
         case .recipeDeleted(let id):
             return "recipe \(id) is deleted; its deletion is sent to the server on the next sync"
         case .indexOutOfRange(let what, let index, let count, let id, let allowingEnd):

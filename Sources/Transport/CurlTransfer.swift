@@ -297,12 +297,26 @@ final class CurlTransfer: @unchecked Sendable {
         let kind = CurlTransfer.kind(curlCode: Int(code.rawValue),
                                  nameLookupDone: easy.info(offset: CURLINFO_NAMELOOKUP_TIME_T) > 0,
                                  requestSent: easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) > 0)
-        let detail = kind == .malformedAnswer
-            ? "the server's answer is not HTTP that can be read (not HTTP at all, or a header line or header section "
-                + "over libcurl's limit of 100 KiB)"
-            : easy.errorText.isEmpty ? CurlCode.describe(code) : easy.errorText
+        let detail = CurlTransfer.detail(curlCode: Int(code.rawValue), kind: kind, errorText: easy.errorText) {
+            CurlCode.describe(code)
+        }
         let message = redact("\(method.rawValue) \(url) failed: \(detail)")
         return .failure(TransportError(kind: kind, message: message, curlCode: Int(code.rawValue)))
+    }
+
+    /// What a failed transfer's message says after "failed: ", without I/O: ours where libcurl's own text speaks of
+    /// its insides (an answer that is not HTTP; "seek callback returned error 1", libcurl unable to send a body again
+    /// from its start on a new connection, which for us means the connection closed while it was being sent), else
+    /// libcurl's text for the failure (`errorText`, else `describe()`, the code's).
+    static func detail(curlCode: Int, kind: TransportError.Kind, errorText: String, describe: () -> String) -> String {
+        if kind == .malformedAnswer {
+            return "the server's answer is not HTTP that can be read (not HTTP at all, or a header line or header section "
+                + "over libcurl's limit of 100 KiB)"
+        }
+        if curlCode == Int(CURLE_SEND_FAIL_REWIND.rawValue) {
+            return "the connection closed while the request's body was being sent"
+        }
+        return errorText.isEmpty ? describe() : errorText
     }
 
     private func redact(_ message: String) -> String {

@@ -95,9 +95,35 @@ extension TransferOutcome {
         return String(cleaned).trimmingCharacters(in: .whitespaces)
     }
 
-    /// `message` with each occurrence of `token` replaced by `<token>`.
+    /// Tokens this long are hidden wherever they occur: no word of a message holds one by chance.
+    public static let unmistakableTokenLength = 16
+
+    /// `message` with `token` replaced by `<token>`. A token of `unmistakableTokenLength` characters or more is
+    /// replaced wherever it occurs; a shorter one (which `config set` no longer takes, but a file or the environment
+    /// may hold) only as a whole value: with no ASCII letter or digit right before or after it, so that the token `T`
+    /// is not found inside "PUT" while `Bearer T`, `"T"`, `token=T&` and `T.` are hidden (any other neighbour is a
+    /// boundary: hiding too much is safe).
     public static func redact(_ message: String, token: String?) -> String {
         guard let token, !token.isEmpty else { return message }
-        return message.replacingOccurrences(of: token, with: "<token>")
+        if token.count >= unmistakableTokenLength { return message.replacingOccurrences(of: token, with: "<token>") }
+        let text = Array(message.unicodeScalars)
+        let value = Array(token.unicodeScalars)
+        func tokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+        }
+        var out = String.UnicodeScalarView()
+        var index = 0
+        while index < text.count {
+            let end = index + value.count
+            if end <= text.count, text[index..<end].elementsEqual(value),
+               index == 0 || !tokenCharacter(text[index - 1]), end == text.count || !tokenCharacter(text[end]) {
+                out.append(contentsOf: "<token>".unicodeScalars)
+                index = end
+            } else {
+                out.append(text[index])
+                index += 1
+            }
+        }
+        return String(out)
     }
 }

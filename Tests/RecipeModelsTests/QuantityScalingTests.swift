@@ -94,6 +94,32 @@ struct QuantityScalingTests {
         }
     }
 
+    @Test("a factor beyond 0.001 to 1000 times is refused, asked for directly or as servings, saying what fits")
+    func boundedFactors() throws {
+        #expect(try QuantityScaling.factor(.factor(1000), yield: "") == 1000)
+        #expect(try QuantityScaling.factor(.factor(0.001), yield: "") == 0.001)
+        #expect(try QuantityScaling.factor(.servings(4000), yield: "4 servings") == 1000)
+        #expect(throws: ScalingError(message: "a scale of 1e+20 is too large; scale by 0.001 to 1000, e.g. 1.5 or 0.5")) {
+            try QuantityScaling.factor(.factor(1e20), yield: "4")
+        }
+        #expect(throws: ScalingError(message: "a scale of 0.0001 is too small; scale by 0.001 to 1000, e.g. 1.5 or 0.5")) {
+            try QuantityScaling.factor(.factor(0.0001), yield: "4")
+        }
+        #expect(throws: ScalingError(message: "1e+308 servings from the yield \"4 servings\" is too large a scale; ask for 0.004 to 4000 servings")) {
+            try QuantityScaling.factor(.servings(1e308), yield: "4 servings")
+        }
+        #expect(throws: ScalingError(message: "4001 servings from the yield \"4 servings\" is too large a scale; ask for 0.004 to 4000 servings")) {
+            try QuantityScaling.factor(.servings(4001), yield: "4 servings")
+        }
+    }
+
+    @Test("any scaled number is written, however large: the largest quantity read times the largest factor, and beyond")
+    func largeResults() {
+        #expect(QuantityScaling.scale(ingredient: "999999999,999 g flour", by: 1000) == "999999999999000 g flour")
+        #expect(QuantityScaling.decimal(1e20) == "100000000000000000000")
+        #expect(QuantityScaling.decimal(9.3e18) == "9300000000000000000")
+    }
+
     @Test("a recipe's content scaled: ingredients and yield, the rest untouched")
     func scalesContent() {
         let content = RecipeContent(title: "Pancakes", recipeYield: "4 servings", ingredients: ["200 g flour", "2 eggs", "Salt"], steps: ["Mix 2 eggs."])

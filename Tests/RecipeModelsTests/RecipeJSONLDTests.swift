@@ -122,6 +122,22 @@ struct RecipeJSONLDTests {
         }
     }
 
+    @Test("valid JSON nested deeper than can be read is told as that, not as malformed; brackets in strings do not count")
+    func deepNesting() throws {
+        let deep = #"{"@type":"Recipe","name":"x","extra":"# + String(repeating: "[", count: 1000)
+            + String(repeating: "]", count: 1000) + "}"
+        do {
+            _ = try RecipeJSONLD.recipes(inFile: Data(deep.utf8))
+            Issue.record("no error")
+        } catch {
+            #expect(error.message == "its JSON nests lists and objects 1001 deep, more than the 512 levels it can be read "
+                + "to (a recipe needs a handful); check that the file is the recipe you meant", "\(error.message)")
+        }
+        let brackets = #"{"@type":"Recipe","name":"x","description":""# + String(repeating: "[", count: 1000) + #""}"#
+        #expect(try RecipeJSONLD.recipes(inFile: Data(brackets.utf8)).first?.content.description.count == 1000)
+        #expect(RecipeJSONLD.nestingDepth(#"{"a":["\"[{",{"b":[]}]}"#) == 4)
+    }
+
     @Test("images: file: URLs and paths are local, http(s) remote, data: and other schemes left out")
     func imageReferences() {
         #expect(RecipeJSONLD.image("file:///tmp/a%20b.png") == .local(path: "/tmp/a b.png"))

@@ -40,6 +40,32 @@ struct CarelessInputTests {
         #expect(run.stdout == "no recipes yet; create one with `new <title>`\n")
     }
 
+    @Test("an empty home's list and status advise the shell's command in a shell, the REPL's in the REPL")
+    func emptyHomeAdviceInTheRightWords() throws {
+        let dir = TemporaryDirectory()
+        for command in ["list", "status"] {
+            let shell = try runRecipes([command, "--home", dir.homePath])
+            #expect(shell.stdout.hasPrefix("no recipes yet; create one with `recipes new <title>`\n"), "\(shell)")
+            let repl = try runRecipes(["edit", "--home", dir.homePath], input: command + "\n")
+            #expect(repl.stdout.hasPrefix("no recipes yet; create one with `new <title>`\n"), "\(repl)")
+        }
+    }
+
+    @Test("a running watcher whose server was unset is told to send SIGHUP once one is set, not to start the watcher")
+    func watcherReloadAdvice() throws {
+        let dir = TemporaryDirectory()
+        let context = CommandContext(homeOption: dir.homePath, environment: ["HOME": dir.homePath], console: CapturingConsole())
+        let invocation = WatchInvocation(mode: .plain)
+        #expect { try invocation.configuration(context) } throws: { error in
+            (error as? CommandLineError)?.message.hasSuffix("then start the watcher") == true
+        }
+        #expect { try invocation.configuration(context, reloading: true) } throws: { error in
+            let message = (error as? CommandLineError)?.message ?? ""
+            return message.hasSuffix("then send SIGHUP (`kill -HUP \(getpid())`) to have it read again")
+                && !message.contains("start the watcher")
+        }
+    }
+
     @Test("titles and texts with escape sequences are shown cleaned by list, show and status; the JSON is exact")
     func escapeSequencesCleaned() throws {
         let dir = TemporaryDirectory()

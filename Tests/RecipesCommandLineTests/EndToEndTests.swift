@@ -153,16 +153,21 @@ struct EndToEndTests {
         }
     }
 
-    @Test("config show never prints the token; set and get round-trip; bad keys exit 1")
+    @Test("config show never prints the token; set and get round-trip; bad keys and a token under 16 characters exit 1")
     func configCommands() throws {
         let dir = TemporaryDirectory()
         let home = ["--home", dir.homePath]
         #expect(try runRecipes(["config", "set", "server.url", "http://127.0.0.1:8080"] + home).status == 0)
-        #expect(try runRecipes(["config", "set", "server.token", "-"] + home, input: "tok-12345\n").status == 0)
+        #expect(try runRecipes(["config", "set", "server.token", "-"] + home, input: "tok-12345-kitchen-2026\n").status == 0)
         #expect(try runRecipes(["config", "get", "server.url"] + home).stdout == "http://127.0.0.1:8080\n")
         let shown = try runRecipes(["config", "show"] + home)
         #expect(shown.status == 0)
         #expect(!shown.stdout.contains("tok-12345"))
+        let short = try runRecipes(["config", "set", "server.token", "-"] + home, input: "tok-12345\n")
+        #expect(short.status == 1, "\(short)")
+        #expect(short.stderr == "recipes: server.token must have at least 16 characters (this one has 9); make a longer "
+            + "one (e.g. `openssl rand -hex 16`), give the server the same, and set it again\n", "\(short)")
+        #expect(!short.stderr.contains("tok-12345-"), "the token set before is kept, and never printed")
         #expect(shown.stdout.contains("server.token = (set, hidden)"))
         let token = try runRecipes(["config", "get", "server.token"] + home)
         #expect(!token.stdout.contains("tok-12345"))

@@ -102,6 +102,28 @@ struct InterchangeTests {
         #expect(try runRecipes(["export", "9", "--home", source]).status == 1)
     }
 
+    @Test("imported keywords are exported as they came while nobody edits them: a list, a keyword with a comma, spacing")
+    func keywordsKeepTheirForm() throws {
+        let dir = TemporaryDirectory()
+        let file = dir.url.appendingPathComponent("weeknight.json")
+        try Data(#"""
+            [{"@context":"https://schema.org","@type":"Recipe","name":"Pasta","keywords":["weeknight","salt, pepper"]},
+             {"@context":"https://schema.org","@type":"Recipe","name":"Soup","keywords":"soup, vegan"}]
+            """#.utf8).write(to: file)
+        #expect(try runRecipes(["import", file.path, "--home", dir.homePath]).status == 0)
+        func keywords() throws -> [String] {
+            let export = try runRecipes(["export", "--home", dir.homePath])
+            #expect(export.status == 0, "\(export)")
+            return export.stdout.split(separator: "\n").filter { $0.contains("\"keywords\": ") }
+                .map { String($0.trimmingCharacters(in: .whitespaces).dropFirst("\"keywords\": ".count)) }
+        }
+        #expect(try keywords() == [#"["weeknight","salt, pepper"],"#, #""soup, vegan","#])
+        _ = try runRecipes(["title", "1", "Quick pasta", "--home", dir.homePath])
+        #expect(try keywords().first == #"["weeknight","salt, pepper"],"#, "another field's edit leaves them as they came")
+        _ = try runRecipes(["keywords", "1", "weeknight,", "quick", "--home", dir.homePath])
+        #expect(try keywords().first == #""weeknight,quick","#, "edited, they are written in recipes' own shape")
+    }
+
     @Test("search ranks title matches first, shows where and what matched, and follows edits")
     func search() throws {
         let dir = TemporaryDirectory()

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import RecipesTestSupport
 import Testing
 @testable import RecipeStore
@@ -63,6 +64,40 @@ struct OneShotCommandTests {
         #expect(dashed.status == 0, "\(dashed)")
         let recipe = try RecipeStore(home: dir.home, access: .readOnly).recipe(id: 1)
         #expect(recipe.ingredients.map(\.text) == ["--half a lemon"] && recipe.sync.revision == 2)
+    }
+
+    @Test("a word written as an option the command does not take exits 64 and changes nothing; after -- it is text")
+    func optionWhereTextWasMeant() throws {
+        let dir = TemporaryDirectory()
+        let home = ["--home", dir.homePath]
+        #expect(try runRecipes(["new", "Soup"] + home).status == 0)
+        let refused = try runRecipes(["yield", "1", "--servings", "4"] + home)
+        #expect(refused.status == 64, "\(refused)")
+        #expect(refused.stderr == "recipes: \"--servings\" is not an option (yield takes no options); to write it as text, "
+            + "put it after --: `recipes yield 1 -- --servings 4`\n", "\(refused.stderr)")
+        let unchanged = try RecipeStore(home: dir.home, access: .readOnly).recipe(id: 1)
+        #expect(unchanged.recipeYield == "" && unchanged.sync.revision == 1)
+        let text = try runRecipes(home + ["yield", "1", "--", "--servings", "4"])
+        #expect(text.status == 0, "\(text)")
+        #expect(try RecipeStore(home: dir.home, access: .readOnly).recipe(id: 1).recipeYield == "--servings 4")
+    }
+
+    @Test("delete says what it deleted: gone at once when the server never had it, else queued for the next sync")
+    func deleteSaysWhat() throws {
+        let dir = TemporaryDirectory()
+        let home = ["--home", dir.homePath]
+        #expect(try runRecipes(["edit"] + home, input: "new Local\nnew Remote\n").status == 0)
+        let store = try RecipeStore(home: dir.home)
+        try store.pool.write { db in
+            try db.execute(sql: "UPDATE recipes SET state = 'synced', synced_revision = 1 WHERE id = 2")
+        }
+        let local = try runRecipes(["delete", "1"] + home)
+        #expect(local.status == 0 && local.stdout == "deleted 1: Local (the server never had it)\n", "\(local)")
+        let remote = try runRecipes(["delete", "2"] + home)
+        #expect(remote.status == 0, "\(remote)")
+        #expect(remote.stdout == "deleted 2: Remote; the server's copy is deleted on the next sync (`recipes sync`)\n", "\(remote)")
+        let again = try runRecipes(["edit"] + home, input: "delete 2\n")
+        #expect(again.status == 1 && again.stdout.isEmpty && again.stderr.contains("recipe 2 is deleted"), "\(again)")
     }
 
     @Test("`recipes <command> --help` prints the command's usage from the REPL's table; `recipes --help` lists them")

@@ -1,4 +1,5 @@
 import Testing
+import RecipeModels
 import RecipeStore
 @testable import RecipesCommandLine
 
@@ -67,6 +68,44 @@ struct ReplCommandTests {
             (error as? CommandLineError)?.message.contains(expected) == true
         }
     }
+
+    /// The message parsing `words` (as `dialect` reads them) is refused with.
+    func refusal(_ words: [String], _ dialect: CommandDialect = .repl) -> String {
+        do {
+            _ = try ReplCommand.parse(words, dialect: dialect)
+            return "no refusal"
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test("a word written as an option the command does not take is refused, with the line that gives it as text")
+    func optionWhereTextWasMeant() {
+        #expect(refusal(["yield", "5", "--servings", "4"], .shell)
+            == "\"--servings\" is not an option (yield takes no options); to write it as text, put it after --: "
+                + "`recipes yield 5 -- --servings 4`")
+        #expect(refusal(["yield", "5", "--servings", "4"]).hasSuffix("put it after --: `yield 5 -- --servings 4`"))
+        #expect(refusal(["title", "2", "Soup", "-v"]).hasPrefix("\"-v\" is not an option (title takes no options)"))
+        #expect(refusal(["ingredient", "add", "3", "--half", "a lemon"]).hasSuffix("`ingredient add 3 -- --half 'a lemon'`"))
+        #expect(refusal(["export", "1", "--output", "x"]).hasPrefix("\"--output\" is not an option (export takes --out, --format)"))
+        #expect(refusal(["sync", "--backgrond"]).contains("(sync takes --background)"))
+        #expect(refusal(["import", "--dryrun", "a.json"]).hasPrefix("\"--dryrun\" is not an option (import takes --dry-run, --as-new)"))
+    }
+
+    @Test("`--` ends the options: the words after it are text, even ones written as options; numbers are text anyway")
+    func optionsEnd() throws {
+        #expect(try parse("yield", "5", "--", "--servings", "4") == .edit(id: 5, .yield("--servings 4")))
+        #expect(try parse("ingredient", "add", "3", "--", "--half", "a lemon", "--") == .edit(id: 3, .addIngredient("--half a lemon --")))
+        #expect(try parse("step", "add", "3", "Chill", "--", "-overnight") == .edit(id: 3, .addStep("Chill -overnight")))
+        #expect(try parse("nutrition", "3", "fat", "-2", "g") == .edit(id: 3, .nutrition(key: "fatContent", value: "-2 g")))
+        #expect(try parse("title", "3", "-", "Soup", "-") == .edit(id: 3, .title("- Soup -")))
+        #expect(try parse("import", "--", "--dry-run") == .importFiles(paths: ["--dry-run"], dryRun: false))
+        #expect(try parse("import", "--as-new", "--", "-x.json") == .importFiles(paths: ["-x.json"], dryRun: false, asNew: true))
+        #expect(throws: CommandLineError.self) { try parse("sync", "--", "--background") }
+        #expect(throws: CommandLineError.self) { try parse("show", "3", "--", "--scale", "2") }
+        #expect(try parse("edit", "3", "--from", "--", "-card.txt") == .applyCard(id: 3, path: "-card.txt"))
+        #expect(try parse("export", "--out", "--", "-dir") == .export(ids: [], folder: "-dir"))
+    }
 }
 
 @Suite("The REPL's editing, interchange and job commands parse; tab completion offers what fits the position")
@@ -127,7 +166,7 @@ struct ReplEditingCommandTests {
         (["step", "section", "1", "3-2", "x"], "runs backwards"),
         (["step", "section", "1"], "give the step number (or n-m), then the section's name"),
         (["show", "1", "--servings", "0"], "--servings takes a number above 0"),
-        (["show", "1", "--portions", "2"], "unknown option \"--portions\""),
+        (["show", "1", "--portions", "2"], "\"--portions\" is not an option (show takes --servings, --scale)"),
         (["export", "--format", "pdf"], "--format is jsonld or markdown"),
         (["ingredient", "set", "1", "2"], "the ingredient text is missing"),
         (["step", "move", "1", "2"], "give the step number, then where it goes"),

@@ -36,6 +36,21 @@ struct CurlResultKindTests {
         #expect(CurlTransfer.kind(curlCode: row.code, nameLookupDone: row.nameLookupDone, requestSent: row.requestSent) == row.kind)
     }
 
+    @Test("libcurl's words for its insides are not a failure's reason: a body it cannot send again is a closed connection")
+    func ownWords() {
+        let rewind = CurlTransfer.detail(curlCode: 65, kind: .connectionLost, errorText: "seek callback returned error 1") {
+            "Send failed since rewinding of the data stream failed"
+        }
+        #expect(rewind == "the connection closed while the request's body was being sent")
+        #expect(CurlTransfer.kind(curlCode: 65, nameLookupDone: true, requestSent: true) == .connectionLost, "and retried")
+        #expect(CurlTransfer.detail(curlCode: 7, kind: .connectionRefused, errorText: "Failed to connect to h port 9") { "" }
+            == "Failed to connect to h port 9")
+        #expect(CurlTransfer.detail(curlCode: 7, kind: .connectionRefused, errorText: "") { "Couldn't connect to server" }
+            == "Couldn't connect to server")
+        #expect(CurlTransfer.detail(curlCode: 8, kind: .malformedAnswer, errorText: "Weird server reply") { "" }
+            .hasPrefix("the server's answer is not HTTP that can be read"))
+    }
+
     @Test("A failed TLS handshake is retried; a certificate that does not verify is not")
     func handshakeVersusVerification() {
         let handshake = TransportError(kind: CurlTransfer.kind(curlCode: 35, nameLookupDone: true, requestSent: false), message: "m")

@@ -125,6 +125,16 @@ struct TransferOutcomeTests {
                 == .transient(reason: "GET http://h/<token> failed", retryAfter: nil))
     }
 
+    @Test("A short token is hidden as a whole value only, never inside a word; a long one wherever it occurs")
+    func wholeValues() {
+        #expect(TransferOutcome.redact("PUT http://h/v1/recipes/T failed: T.", token: "T")
+                == "PUT http://h/v1/recipes/<token> failed: <token>.")
+        #expect(TransferOutcome.redact(#"Bearer T, "T", token=T&x=1"#, token: "T") == #"Bearer <token>, "<token>", token=<token>&x=1"#)
+        #expect(TransferOutcome.redact("STOP at TT", token: "T") == "STOP at TT")
+        let long = "kitchen-secret-2026"
+        #expect(TransferOutcome.redact("x\(long)y", token: long) == "x<token>y")
+    }
+
     @Test("A cancelled transfer is classified as cancelled")
     func cancelled() {
         #expect(classify(.cancelled) == .cancelled)

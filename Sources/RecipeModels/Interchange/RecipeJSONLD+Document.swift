@@ -75,12 +75,20 @@ extension RecipeJSONLD {
     }
 
     /// Whether `form` (a property's JSON text as it came) reads as the value `fields` hold for `property`.
+    ///
+    /// Keywords read as they are kept too: an import keeps them as the store does (`normalizeKeywords`: blanks around
+    /// commas dropped), so `["weeknight","salt, pepper"]` is kept as `weeknight,salt,pepper`, and that form is still
+    /// what the recipe says while nobody has edited the keywords.
     static func reads(_ form: String, as property: RecipeProperty, in fields: RecipeFields) -> Bool {
         guard let value = try? JSONSerialization.jsonObject(with: Data(form.utf8), options: .fragmentsAllowed) else {
             return false
         }
         var read = fields
-        return property.read(value, &read) && read == fields
+        guard property.read(value, &read) else { return false }
+        if property.key == "keywords", RecipeContent.normalizeKeywords(read.keywords) == fields.keywords {
+            read.keywords = fields.keywords
+        }
+        return read == fields
     }
 
     // MARK: Reading values as they are

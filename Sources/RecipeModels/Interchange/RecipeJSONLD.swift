@@ -45,6 +45,12 @@ public enum RecipeJSONLD {
         do {
             json = try JSONSerialization.jsonObject(with: Data(escaped.utf8), options: .fragmentsAllowed)
         } catch {
+            let depth = nestingDepth(escaped)
+            if depth > readableDepth {
+                throw ImportError(
+                    "its JSON nests lists and objects \(depth) deep, more than the \(readableDepth) levels it can be read to "
+                        + "(a recipe needs a handful); check that the file is the recipe you meant")
+            }
             throw ImportError("malformed JSON (\(describe(error))); check the file")
         }
         var nodes: [[String: Any]] = []
@@ -70,6 +76,38 @@ public enum RecipeJSONLD {
             }
         }
         return recipes
+    }
+
+    /// How deep Foundation's JSON parser reads nested lists and objects.
+    static let readableDepth = 512
+
+    /// How deep `text` nests JSON lists and objects (brackets inside strings left out), whether or not it is valid.
+    static func nestingDepth(_ text: String) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in text.utf8 {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
     }
 
     /// A parsed value as compact JSON with sorted keys.

@@ -43,7 +43,8 @@ public enum RecipeMarkdown {
                 if step.section != section {
                     section = step.section
                     if index > 0 { lines.append("") }
-                    lines += [section.isEmpty ? "### Then" : "### " + escape(section), ""]
+                    // Steps in no section after a section's: a break ends the section, no heading is made up.
+                    lines += [section.isEmpty ? "* * *" : "### " + escape(section), ""]
                 }
                 let number = "\(index + 1). "
                 let text = paragraph(step.text)

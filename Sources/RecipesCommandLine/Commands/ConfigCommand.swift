@@ -79,7 +79,7 @@ struct ConfigCommand: ParsableCommand {
                     }
                     raw = line
                 }
-                let normalized = try key.validate(raw)
+                let normalized = try key.validateNew(raw)
                 // Refuses to rewrite a file that does not parse; the rewrite gives it mode 0600, so no warning about it.
                 _ = try context.configuration(warnAboutPermissions: false)
                 try ClientConfiguration.write(key, value: normalized, home: context.home, environment: context.environment)

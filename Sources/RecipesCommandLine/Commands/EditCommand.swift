@@ -111,16 +111,23 @@ struct EditCommand: AsyncParsableCommand {
 
     func runInteractive(_ session: ReplSession, context: CommandContext) async {
         let store = session.store
-        let editor = LineEditor(historyPath: context.home.historyURL.path, database: DatabaseFiles(home: context.home)) {
-            before, prefix in
+        let editor = LineEditor(
+            historyPath: context.home.historyURL.path, database: DatabaseFiles(home: context.home),
+            environment: context.environment
+        ) { before, prefix in
             ReplCompletion.candidates(before: before, prefix: prefix) {
                 ((try? store.recipes()) ?? []).filter { $0.sync.state != .deleting }.map { (id: $0.id, title: $0.title) }
             }
         }
         editor.show(session.jobs.lines)
         session.ask = { question in
-            if case .line(let answer) = editor.read(prompt: question, remember: false) { return answer }
-            return nil
+            while true {
+                switch editor.read(prompt: question, remember: false) {
+                case .line(let answer): return answer
+                case .unreadable: context.console.err("error: " + editor.locale.refusal + "\n")
+                case .interrupted, .endOfInput: return nil
+                }
+            }
         }
         // Between reads a Ctrl-C must not end the REPL: a command that can be stopped (sync, wait) installs its own
         // handler; anything else finishes.
@@ -134,6 +141,8 @@ struct EditCommand: AsyncParsableCommand {
             switch editor.read(prompt: "recipes> ") {
             case .line(let line):
                 if await session.run(line: line) == .quit { break reading }
+            case .unreadable:
+                context.console.err("error: " + editor.locale.refusal + "\n")
             case .interrupted:
                 context.console.out("\n")
             case .endOfInput:

@@ -43,6 +43,7 @@ struct OneShotCommand {
             if !optionsEnded {
                 if argument == "--" && name != nil {
                     optionsEnded = true
+                    words.append(argument)  // the REPL's parser ends the command's own options there too
                     continue
                 }
                 if argument == "--home" {

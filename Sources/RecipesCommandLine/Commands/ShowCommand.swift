@@ -8,8 +8,9 @@ struct ShowCommand: ParsableCommand {
         commandName: "show", abstract: "Show every field of a recipe, its image and its sync state.",
         discussion: """
             With --servings N the ingredients' quantities and the yield are multiplied by N over the yield's own \
-            number ("4 servings" and --servings 8: twice); with --scale F by F. A quantity is the number an \
-            ingredient starts with: 2, 1.5, 1,5, 1/2, ½, 1 1/2, 2-3. Text without one is shown as written.
+            number ("4 servings" and --servings 8: twice); with --scale F by F; either way by 0.001 to 1000 times. A \
+            quantity is the number an ingredient starts with: 2, 1.5, 1,5, 1/2, ½, 1 1/2, 2-3. Text without one is \
+            shown as written.
             """)
 
     @ParentCommand var root: RecipesCommand
@@ -25,6 +26,13 @@ struct ShowCommand: ParsableCommand {
         if servings != nil && scale != nil { throw ValidationError("give --servings or --scale, not both") }
         if let servings, !(servings > 0 && servings.isFinite) { throw ValidationError("--servings must be a number above 0, e.g. 8") }
         if let scale, !(scale > 0 && scale.isFinite) { throw ValidationError("--scale must be a number above 0, e.g. 1.5") }
+        if let scale, !QuantityScaling.factors.contains(scale) {
+            do throws(ScalingError) {
+                _ = try QuantityScaling.factor(.factor(scale), yield: "")
+            } catch {
+                throw ValidationError("--scale: " + error.message)
+            }
+        }
     }
 
     func run() throws {

@@ -34,7 +34,7 @@ struct WatchInvocation {
                 let watcher = Watcher(
                     store: store, configuration: configuration,
                     reload: {
-                        let reloaded = try self.configuration(context)
+                        let reloaded = try self.configuration(context, reloading: true)
                         output.showVersions(of: ServerKind(reloaded.settings.kind))
                         return reloaded
                     },
@@ -49,14 +49,15 @@ struct WatchInvocation {
     }
 
     /// The watcher's configuration from `context`'s configuration file and environment; throws when no server is set
-    /// (a watcher has nothing to do without one) or the settings are refused.
-    func configuration(_ context: CommandContext) throws -> WatchConfiguration {
+    /// (a watcher has nothing to do without one) or the settings are refused. `reloading`: for a watcher that runs
+    /// (SIGHUP), which is told how to have it read again, not to start.
+    func configuration(_ context: CommandContext, reloading: Bool = false) throws -> WatchConfiguration {
         let configuration = try context.configuration()
         let settings = try SyncInvocation.settings(configuration)
         guard settings.api != nil else {
+            let then = reloading ? "then send SIGHUP (`kill -HUP \(getpid())`) to have it read again" : "then start the watcher"
             throw CommandLineError(
-                "no server to sync with; set one with `recipes config set server.url URL` (or RECIPES_SERVER_URL), "
-                    + "then start the watcher")
+                "no server to sync with; set one with `recipes config set server.url URL` (or RECIPES_SERVER_URL), " + then)
         }
         let options = SyncOptions(maxWait: .milliseconds(Int64(maxWait * 1000))).connections(of: configuration, jobs: jobs)
         return WatchConfiguration(settings: settings, options: options)

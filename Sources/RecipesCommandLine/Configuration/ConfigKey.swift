@@ -1,5 +1,6 @@
 import Foundation
 import RecipeSync
+import Transport
 
 /// A setting of `config.toml`, with its type, default, environment override and validation.
 public enum ConfigKey: String, CaseIterable, Sendable {
@@ -66,6 +67,22 @@ public enum ConfigKey: String, CaseIterable, Sendable {
         return CommandLineError(
             "server.url \"\(TerminalText.clean(url))\" cannot be used: \(problem); set it with "
                 + "`recipes config set server.url URL` (or RECIPES_SERVER_URL), e.g. http://127.0.0.1:8080")
+    }
+
+    /// The fewest characters a token set with `config set` may have: a shorter one is guessed quickly, and would be
+    /// found inside other words of a message (the token `T` in "PUT").
+    public static let shortestToken = TransferOutcome.unmistakableTokenLength
+
+    /// Checks a value being set (`config set`) and returns it normalised: as `validate`, and a token must have at
+    /// least `shortestToken` characters (one already in a file is still read, so that no command stops working).
+    public func validateNew(_ raw: String) throws(CommandLineError) -> String {
+        let value = try validate(raw)
+        if self == .serverToken, value.count < Self.shortestToken {
+            throw CommandLineError(
+                "server.token must have at least \(Self.shortestToken) characters (this one has \(value.count)); make a "
+                    + "longer one (e.g. `openssl rand -hex 16`), give the server the same, and set it again")
+        }
+        return value
     }
 
     /// Checks a value for this key and returns it normalised, or throws a message saying what is expected.

@@ -79,10 +79,15 @@ public struct RecipeFormatter: Sendable {
 
     // MARK: Text
 
+    /// What `list` and `status` say of a home without recipes, in the words of where it is read.
+    var noRecipes: String {
+        "no recipes yet; create one with " + (dialect == .shell ? "`recipes new <title>`" : "`new <title>`") + "\n"
+    }
+
     /// `list`: a header and one row per recipe (id, state, revision, title).
     public func list(_ recipes: [Recipe]) -> String {
         let recipes = recipes.map(withoutDeadLease)
-        guard !recipes.isEmpty else { return "no recipes yet; create one with `new <title>`\n" }
+        guard !recipes.isEmpty else { return noRecipes }
         let rows = recipes.map { recipe in
             [String(recipe.id), recipe.sync.effectiveState(at: now).rawValue, String(recipe.sync.revision), recipe.title]
         }
@@ -94,7 +99,7 @@ public struct RecipeFormatter: Sendable {
     /// its title and why it is not on the server yet.
     public func status(_ recipes: [Recipe]) -> String {
         let recipes = recipes.map(withoutDeadLease)
-        guard !recipes.isEmpty else { return "no recipes yet; create one with `new <title>`\n" }
+        guard !recipes.isEmpty else { return noRecipes }
         let rows = recipes.map { recipe in
             [
                 String(recipe.id), Self.shortUUID(recipe.uuid), recipe.sync.effectiveState(at: now).rawValue,

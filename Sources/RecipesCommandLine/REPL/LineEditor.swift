@@ -19,17 +19,22 @@ final class LineEditor {
     /// `DatabaseFiles`).
     let database: DatabaseFiles
     static let historyLimit: Int32 = 1000
+    /// How characters are read: the `LC_CTYPE` set before libedit started (see `TerminalLocale`).
+    let locale: TerminalLocale
     /// The pipe that wakes the reader when lines of background jobs wait: [read end, write end].
     private var wakePipe: [Int32] = [-1, -1]
 
-    /// Sets up libedit and loads the history file (a missing file is an empty history); `complete` answers what tab
-    /// offers after the given words.
+    /// Sets the character locale from `environment` (`TerminalLocale`), sets up libedit and loads the history file (a
+    /// missing file is an empty history); `complete` answers what tab offers after the given words.
     init(
-        historyPath: String, database: DatabaseFiles,
+        historyPath: String, database: DatabaseFiles, environment: [String: String],
         complete: @escaping @Sendable (_ before: [String], _ prefix: String) -> ReplCompletion
     ) {
         self.historyPath = historyPath
         self.database = database
+        // Before libedit starts (`using_history` starts it): it reads the locale's character set once.
+        locale = TerminalLocale.apply(environment: environment)
+        recipes_editline_set_reads_utf8(locale.readsUTF8 ? 1 : 0)
         completion.withLock { $0 = complete }
         recipes_editline_set_name("recipes")
         recipes_editline_take_over_interrupts()
@@ -70,6 +75,9 @@ final class LineEditor {
         case interrupted
         /// Pressed Ctrl-D on an empty line, or the terminal went away.
         case endOfInput
+        /// Entered a line holding what could not be read as a character (`TerminalLocale.refusal` says why): it is
+        /// not run and not remembered.
+        case unreadable
     }
 
     /// Reads one line with `prompt`; non-blank lines join the history unless `remember` is false. Ctrl-C abandons
@@ -82,10 +90,12 @@ final class LineEditor {
         let lines = shownLines.withLock { $0?.lines }
         lines?.setMode(.reading)
         defer { lines?.setMode(.direct) }
+        _ = recipes_editline_take_unreadable()
         guard let raw = readline(prompt) else {
             return recipes_editline_take_interrupt() != 0 ? .interrupted : .endOfInput
         }
         defer { free(raw) }
+        if recipes_editline_take_unreadable() != 0 { return .unreadable }
         let line = String(cString: raw)
         if remember, !line.trimmingCharacters(in: .whitespaces).isEmpty { add_history(raw) }
         return .line(line)

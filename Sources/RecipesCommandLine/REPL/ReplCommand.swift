@@ -52,8 +52,16 @@ public enum ReplCommand: Equatable, Sendable {
             let hint = CommandSuggestion.closest(to: name, among: names).map { "did you mean `\($0)`? " } ?? ""
             throw CommandLineError("unknown command \"\(name)\"; \(hint)(`help` lists the commands)")
         }
-        do {
-            return try spec.parse(arguments)
+        do throws(CommandLineError) {
+            let end = arguments.firstIndex(of: "--")
+            let before = arguments[..<(end ?? arguments.endIndex)]
+            if let index = before.firstIndex(where: { Self.looksLikeOption($0) && !spec.options.contains($0) }) {
+                throw CommandLineError(Self.notAnOption(arguments[index], of: spec, words: arguments, at: index, dialect: dialect))
+            }
+            guard let end else { return try spec.parse(arguments, optionsEnd: arguments.count) }
+            var text = arguments
+            text.remove(at: end)
+            return try spec.parse(text, optionsEnd: end)
         } catch {
             guard dialect == .shell else { throw error }
             throw CommandLineError(error.message.replacingOccurrences(of: "usage: ", with: "usage: recipes ")
@@ -70,6 +78,18 @@ public struct ReplCommandSpec: Sendable {
     public var usage: String
     /// What it does, in one line.
     public var summary: String
+    /// The options it takes: words written as options (`ReplCommand.looksLikeOption`) before a `--`. Any other such
+    /// word is refused (a typed option is not text: `yield 5 --servings 4` must not store "--servings 4").
+    public var options: [String] {
+        switch name {
+        case "show": ["--servings", "--scale"]
+        case "edit": ["--from"]
+        case "import": ["--dry-run", "--as-new"]
+        case "export": ["--out", "--format"]
+        case "sync": ["--background"]
+        default: []
+        }
+    }
     /// Whether it is also a command of its own at a shell prompt, `recipes <name> …` with the same words and checks
     /// (the editing commands; the others already are, or only make sense inside the REPL).
     public var oneShot = false
@@ -139,7 +159,12 @@ public struct ReplCommandSpec: Sendable {
         CommandLineError((problem.map { $0 + "; " } ?? "") + "usage: \(usage)")
     }
 
-    func parse(_ arguments: [String]) throws(CommandLineError) -> ReplCommand {
+    /// Parses the words after the name; those from `optionsEnd` on came after a `--` and are never options.
+    func parse(_ arguments: [String], optionsEnd: Int) throws(CommandLineError) -> ReplCommand {
+        /// Whether the word at `index` is the option `option` (not a word after `--`).
+        func isOption(_ index: Int, _ option: String) -> Bool {
+            index < optionsEnd && index < arguments.count && arguments[index] == option
+        }
         switch name {
         case "new":
             let title = arguments.joined(separator: " ")
@@ -152,14 +177,11 @@ public struct ReplCommandSpec: Sendable {
             guard arguments.count == 1 || arguments.count == 3 else { throw usageError() }
             let id = try Self.recipeID(arguments[0])
             guard arguments.count == 3 else { return .show(id: id) }
+            guard isOption(1, "--servings") || isOption(1, "--scale") else { throw usageError() }
             guard let number = Double(arguments[2]), number > 0, number.isFinite else {
                 throw usageError("\(arguments[1]) takes a number above 0, not \"\(arguments[2])\"")
             }
-            switch arguments[1] {
-            case "--servings": return .show(id: id, scale: .servings(number))
-            case "--scale": return .show(id: id, scale: .factor(number))
-            default: throw usageError("unknown option \"\(arguments[1])\"")
-            }
+            return .show(id: id, scale: arguments[1] == "--servings" ? .servings(number) : .factor(number))
         case "title", "description", "yield", "keywords":
             guard arguments.count >= 2 else { throw usageError() }
             let id = try Self.recipeID(arguments[0])
@@ -177,7 +199,7 @@ public struct ReplCommandSpec: Sendable {
         case "preptime", "cooktime", "totaltime", "category", "cuisine", "author", "url", "tools", "diets", "nutrition":
             return try parseDetail(arguments)
         case "edit":
-            if arguments.count == 3, arguments[1] == "--from" {
+            if arguments.count == 3, isOption(1, "--from") {
                 guard !arguments[2].isEmpty else { throw usageError("--from needs a file") }
                 return .applyCard(id: try Self.recipeID(arguments[0]), path: arguments[2])
             }
@@ -187,9 +209,10 @@ public struct ReplCommandSpec: Sendable {
             guard !arguments.isEmpty else { throw usageError("give the words to search for") }
             return .search(words: arguments)
         case "import":
-            let dryRun = arguments.contains("--dry-run")
-            let asNew = arguments.contains("--as-new")
-            let paths = arguments.filter { $0 != "--dry-run" && $0 != "--as-new" }
+            let flags = arguments.indices.filter { isOption($0, "--dry-run") || isOption($0, "--as-new") }
+            let dryRun = flags.contains { arguments[$0] == "--dry-run" }
+            let asNew = flags.contains { arguments[$0] == "--as-new" }
+            let paths = arguments.indices.filter { !flags.contains($0) }.map { arguments[$0] }
             guard !paths.isEmpty, !paths.contains(where: \.isEmpty) else { throw usageError("give the files to import") }
             if paths.contains("-") {
                 throw usageError("the REPL reads its commands from standard input; give file paths (or run `recipes import -`)")
@@ -199,13 +222,15 @@ public struct ReplCommandSpec: Sendable {
             var ids: [RecipeReference] = []
             var folder: String?
             var format = ExportFormat.jsonld
-            var rest = arguments[...]
-            while let argument = rest.popFirst() {
-                if argument == "--out" {
-                    guard folder == nil, let value = rest.popFirst(), !value.isEmpty else { throw usageError("--out needs one folder") }
+            var rest = Array(arguments.enumerated())[...]
+            while let (index, argument) = rest.popFirst() {
+                if isOption(index, "--out") {
+                    guard folder == nil, let value = rest.popFirst()?.element, !value.isEmpty else {
+                        throw usageError("--out needs one folder")
+                    }
                     folder = value
-                } else if argument == "--format" {
-                    guard let value = rest.popFirst(), let chosen = ExportFormat(rawValue: value) else {
+                } else if isOption(index, "--format") {
+                    guard let value = rest.popFirst()?.element, let chosen = ExportFormat(rawValue: value) else {
                         throw usageError("--format is jsonld or markdown")
                     }
                     format = chosen
@@ -254,7 +279,7 @@ public struct ReplCommandSpec: Sendable {
                 arguments[arguments.count - 1].removeLast()
                 if arguments[arguments.count - 1].isEmpty { arguments.removeLast() }
             }
-            if let flag = arguments.firstIndex(of: "--background") {
+            if let flag = arguments.indices.first(where: { isOption($0, "--background") }) {
                 background = true
                 arguments.remove(at: flag)
             }

@@ -107,7 +107,9 @@ public final class ReplSession {
             let id = try store.recipeID(reference)
             if try !attachImage(at: path, to: id) { console.out(Self.unchanged(id)) }
         case .delete(let reference):
-            try writableStore().delete(store.recipeID(reference))
+            let recipe = try store.recipe(id: store.recipeID(reference))
+            let removed = try writableStore().delete(recipe.id)
+            console.out(Self.deleted(recipe, removed: removed, dialect: dialect))
         case .status(let references):
             let notes = StatusCommand.folderNotes(store.home).map { "note: \($0)\n" }.joined()
             let ids = try store.recipeIDs(references)
@@ -147,6 +149,14 @@ public final class ReplSession {
             return await mayLeave() ? .quit : .succeeded
         }
         return .succeeded
+    }
+
+    /// What `delete` says: the recipe it deleted, and whether that is all (the server never had it) or its deletion
+    /// is queued for the server.
+    static func deleted(_ recipe: Recipe, removed: Bool, dialect: CommandDialect) -> String {
+        let title = TerminalText.clean(recipe.title)
+        if removed { return "deleted \(recipe.id): \(title) (the server never had it)\n" }
+        return "deleted \(recipe.id): \(title); the server's copy is deleted on the next sync (\(dialect.syncAll))\n"
     }
 
     /// What an edit that changed nothing says: the recipe already was so, and no revision was spent on it.

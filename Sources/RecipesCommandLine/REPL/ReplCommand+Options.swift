@@ -1,0 +1,31 @@
+import RecipeModels
+
+extension ReplCommand {
+    /// Whether `word` is written as an option is (`--servings`, `-x`): a dash, then a letter or a second dash. A
+    /// number (`-5`), a dash alone and `--` (which ends the options) are not.
+    static func looksLikeOption(_ word: String) -> Bool {
+        guard word != "--", word.hasPrefix("-"), let second = word.dropFirst().first else { return false }
+        return second == "-" || second.isLetter
+    }
+
+    /// The refusal of an option-like word the command does not take, with the line that gives it as text: the same
+    /// words with `--` before it (a word with a blank quoted, as the REPL and a shell read it).
+    static func notAnOption(
+        _ word: String, of spec: ReplCommandSpec, words: [String], at index: Int, dialect: CommandDialect
+    ) -> String {
+        let takes = spec.options.isEmpty
+            ? "\(spec.name) takes no options"
+            : "\(spec.name) takes " + spec.options.joined(separator: ", ")
+        let quoted = words.map(quotedWord)
+        let example = ([spec.name] + quoted[..<index] + ["--"] + quoted[index...]).joined(separator: " ")
+        let prefix = dialect == .shell ? "recipes " : ""
+        return "\"\(word)\" is not an option (\(takes)); to write it as text, put it after --: `\(prefix)\(example)`"
+    }
+
+    /// `word` as the REPL and a shell read it back as one word: in single quotes when it is empty or holds a blank or
+    /// a quote.
+    static func quotedWord(_ word: String) -> String {
+        guard word.isEmpty || word.contains(where: { $0.isWhitespace || "\"'\\".contains($0) }) else { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+}
