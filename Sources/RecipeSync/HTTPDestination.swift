@@ -184,12 +184,13 @@ struct HTTPDestination: Destination {
         }
     }
 
-    /// `GET` of the image at the URL the recipe names (a document another app wrote may name one elsewhere: fetched
-    /// there without the token, which goes to server.url's origin only); by its SHA-256 here when it names none.
+    /// `GET` of the image from server.url when the recipe names it in the server's own form (whatever host it names:
+    /// `ServerAPI.downloadURL`); else at the URL it names (a document another app wrote may name one elsewhere:
+    /// fetched there without the token, which goes to server.url's origin only); by its SHA-256 here when it names none.
     func download(
         _ image: RecipeImage, of recipe: UUID, into download: ImageDownload, progress: (@Sendable (Int64) -> Void)?
     ) async throws {
-        let url = image.serverURL ?? api.imageURL(sha256: image.sha256)
+        let url = api.downloadURL(of: image)
         try await self.download(sha256: image.sha256, url: url, into: download, progress: progress)
     }
 
