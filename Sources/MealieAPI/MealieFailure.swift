@@ -38,6 +38,9 @@ public enum MealieFailure: Error, Sendable, Equatable, CustomStringConvertible {
                               ?? "Mealie answered HTTP \(status), which this request does not expect", after: nil)
         case .transient(let reason, let retryAfter):
             return .retry(reason: reason, after: retryAfter)
+        case .notTheServer(_, let message):
+            // A captive portal's or a proxy's redirect: not Mealie refusing anything.
+            return .retry(reason: message, after: nil)
         case .badCredentials(_, let message):
             return .badCredentials(message: message)
         case .permanent(let status, let message):

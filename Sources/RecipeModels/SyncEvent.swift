@@ -168,6 +168,9 @@ public struct SyncSummary: Sendable, Equatable {
     /// What is wrong with the set-up when the destination is not a recipes server or speaks another protocol (the run
     /// stopped; a person must fix server.url), in words.
     public var setupProblem: String?
+    /// The optional requests the server lists but did not answer in this run (which request failed, how, and what the
+    /// run sent instead), in words: nothing failed, the run used the requests every server answers.
+    public var fallbacks: [String] = []
 
     /// Creates an empty summary.
     public init(

@@ -86,6 +86,8 @@ extension RecipeStore {
         try write { db in
             let previous = try String.fetchOne(db, sql: "SELECT server_id FROM sync_cursor WHERE id = 1")
             try db.execute(sql: "UPDATE sync_cursor SET server_id = ?, seq = 0 WHERE id = 1", arguments: [server])
+            // The feed is read again from its start: what an earlier pass went past comes again (or is gone).
+            try db.execute(sql: "DELETE FROM pull_to_come")
             if previous != nil, previous != server {
                 try db.execute(sql: """
                     UPDATE recipes SET server_version = NULL, base_fields = NULL, conflicts = NULL,
@@ -161,9 +163,10 @@ extension RecipeStore {
     /// pull killed at any moment re-applies at most this page.
     ///
     /// The leases `owner` holds on the recipes of `releasing` (the whole page, applied or not) are released in the
-    /// same transaction; its other leases (the next page's, leased while this one was downloading) stay.
+    /// same transaction; its other leases (the next page's, leased while this one was downloading) stay. `toCome` are
+    /// the page's changes the pull goes past without applying them (`PullToCome`); the cursor stays before them.
     public func applyPage(
-        _ changes: [PulledChange], through seq: Int64, owner: String, releasing: [UUID]
+        _ changes: [PulledChange], through seq: Int64, owner: String, releasing: [UUID], toCome: [PullToCome] = []
     ) throws(StoreError) -> [AppliedChange] {
         let now = self.now()
         return try write { db in
@@ -189,6 +192,7 @@ extension RecipeStore {
                 try Self.apply(.leaseReleased(owner: owner), to: id, db)
             }
             try db.execute(sql: "UPDATE sync_cursor SET seq = max(seq, ?) WHERE id = 1", arguments: [seq])
+            try Self.recordPullsToCome(applied: changes, toCome: toCome, db)
             return applied
         }
     }

@@ -66,6 +66,10 @@ protocol Destination: Sendable {
     /// The run is about to send `images` (SHA-256s of the recipes it just claimed): a destination that can ask about
     /// many at once starts asking now, for `missingImages` to find the answers.
     func anticipate(images: [String])
+
+    /// The optional requests this run stopped using because the destination did not answer them after all (which
+    /// request failed, how, and what was sent instead), in words, for the run's summary.
+    func fallbacks() -> [String]
 }
 
 extension Destination {
@@ -74,6 +78,9 @@ extension Destination {
 
     /// Nothing asked ahead: each chain asks when its step runs.
     func anticipate(images: [String]) {}
+
+    /// No optional requests to fall back from.
+    func fallbacks() -> [String] { [] }
 }
 
 /// A recipe write as it will be sent: the bytes kept in the outbox, for the destination to send.

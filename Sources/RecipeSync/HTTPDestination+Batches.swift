@@ -34,7 +34,20 @@ extension HTTPDestination {
     /// them (an older server, a proxy, a server failing now) is a server without them for this run: the requests every
     /// server answers are always correct. Only a request without an answer is a failure (the step's own would fail too).
     func serverFeatures() async throws -> ServerFeatures {
-        try await learned().features
+        try await learned().features.removing(features.refusedNames)
+    }
+
+    /// What a server that lists optional requests answers when one of them is not there after all (a proxy before
+    /// it, an older instance behind a balancer): the request's route is unknown.
+    static let featureGoneStatuses: Set<Int> = [404, 405, 501]
+
+    /// Takes `feature` off for the run when `response`, the answer to its request `request`, says the route is not
+    /// there (`featureGoneStatuses`); whether it did. `instead` names the requests the run sends in its place.
+    func refuseFeature(_ feature: String, request: String, answered response: HTTPResponse, instead: String) -> Bool {
+        guard Self.featureGoneStatuses.contains(response.status) else { return false }
+        features.refuse(feature, words: "the server lists \(feature) in GET /v1/health but answered HTTP "
+            + "\(response.status) to \(request) (a proxy before it?): this run \(instead)")
+        return true
     }
 
     /// The round trip the features' ask measured: on a connection of its own, a connect and an exchange (two round
@@ -106,10 +119,16 @@ extension HTTPDestination {
         }
     }
 
-    /// One `POST /v1/images/missing` of `images`: whether each is missing.
+    /// One `POST /v1/images/missing` of `images`: whether each is missing. A `404` (or `405`, `501`) takes the
+    /// feature off for the run (`refuseFeature`): the callers ask with `HEAD` instead.
     private func askMissing(_ images: [String]) async throws(StepFailure) -> [Bool] {
         let what = "images"
         let response = try await sendBatchRequest(api.missingImages(images), what: what)
+        if refuseFeature("images-missing", request: "POST /v1/images/missing", answered: response,
+                         instead: "asks about each image with HEAD /v1/images/<sha256>")
+        {
+            throw StepFailure(.transient(retryAfter: nil), "\(what): HTTP \(response.status); asked one at a time instead")
+        }
         guard response.status == 200 else { throw failure(response, what: what) }
         switch ServerAPI.missingAnswer(response, asked: images) {
         case .success(let flags): return flags
@@ -124,6 +143,12 @@ extension HTTPDestination {
         for part in Self.parts(of: writes) {
             let what = "recipes"
             let response = try await sendBatchRequest(api.recipesBatch(part), what: what)
+            if refuseFeature("recipes-batch", request: "POST /v1/recipes/batch", answered: response,
+                             instead: "sends each recipe with its own PUT or DELETE /v1/recipes/<uuid>")
+            {
+                // Nothing of the batch was written (its route is not there): each write goes on its own.
+                throw StepFailure(.transient(retryAfter: nil), "\(what): HTTP \(response.status); sent one at a time instead")
+            }
             guard response.status == 200 else { throw failure(response, what: what) }
             switch ServerAPI.batchResults(response, writes: part) {
             case .success(let results): answers += results

@@ -36,6 +36,8 @@ struct HTTPDestination: Destination {
 
     var baseURL: String { api.baseURL }
 
+    func fallbacks() -> [String] { features.refusals }
+
     func changes(after position: Int64, limit: Int) async throws -> ChangesPage {
         let response = try await send(api.changes(since: position, limit: limit), what: "changes")
         guard response.status == 200 else { throw failure(response, what: "changes") }
@@ -49,7 +51,13 @@ struct HTTPDestination: Destination {
     /// for each (a crash after an upload never sends the bytes again). Only a `HEAD` with the image's `ETag` counts as
     /// the server having it (see `UnexpectedAnswer`).
     func missingImages(_ images: [String], of recipe: UUID) async throws -> Set<String> {
-        if try await serverFeatures().imagesMissing { return try await missingInBatch(images) }
+        if try await serverFeatures().imagesMissing {
+            do {
+                return try await missingInBatch(images)
+            } catch {
+                guard features.isRefused("images-missing") else { throw error }  // asked one at a time below
+            }
+        }
         var missing: Set<String> = []
         for sha256 in images {
             let what = "image \(sha256.prefix(12))"
@@ -111,7 +119,11 @@ struct HTTPDestination: Destination {
     /// version sent counts as written; `412` is stale.
     func write(_ write: PreparedWrite) async throws -> WriteAnswer {
         if try await serverFeatures().recipesBatch {
-            return try writeAnswer(try await inBatch(.put(write)), to: write)
+            do {
+                return try writeAnswer(try await inBatch(.put(write)), to: write)
+            } catch {
+                guard features.isRefused("recipes-batch") else { throw error }  // sent on its own below
+            }
         }
         let request = api.putRecipe(uuid: write.uuid, document: write.document, base: write.base)
         return try writeAnswer(try await send(request, what: "recipe"), to: write)
@@ -147,7 +159,11 @@ struct HTTPDestination: Destination {
     /// it is already gone, is done.
     func delete(_ recipe: UUID, base: Int64) async throws -> DeleteAnswer {
         if try await serverFeatures().recipesBatch {
-            return try deleteAnswer(try await inBatch(.delete(recipe, base: base)))
+            do {
+                return try deleteAnswer(try await inBatch(.delete(recipe, base: base)))
+            } catch {
+                guard features.isRefused("recipes-batch") else { throw error }  // sent on its own below
+            }
         }
         return try deleteAnswer(try await send(api.deleteRecipe(uuid: recipe, base: base), what: "delete"))
     }
@@ -184,12 +200,13 @@ struct HTTPDestination: Destination {
         }
     }
 
-    /// `GET` of the image at the URL the recipe names (a document another app wrote may name one elsewhere: fetched
-    /// there without the token, which goes to server.url's origin only); by its SHA-256 here when it names none.
+    /// `GET` of the image from server.url when the recipe names it in the server's own form (whatever host it names:
+    /// `ServerAPI.downloadURL`); else at the URL it names (a document another app wrote may name one elsewhere:
+    /// fetched there without the token, which goes to server.url's origin only); by its SHA-256 here when it names none.
     func download(
         _ image: RecipeImage, of recipe: UUID, into download: ImageDownload, progress: (@Sendable (Int64) -> Void)?
     ) async throws {
-        let url = image.serverURL ?? api.imageURL(sha256: image.sha256)
+        let url = api.downloadURL(of: image)
         try await self.download(sha256: image.sha256, url: url, into: download, progress: progress)
     }
 

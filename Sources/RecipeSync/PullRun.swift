@@ -10,6 +10,10 @@ import Transport
 /// a download chain for every image this home lacks, then applies the page — add, replace, merge, conflict, remove —
 /// and moves the cursor past it, in one transaction (`RecipeStore.applyPage`). A pull killed at any moment re-applies
 /// at most one page; the cursor never passes a change that was not applied.
+///
+/// A change whose image cannot be fetched never holds back the changes after it: they are applied, it is recorded
+/// as still to come (`PullToCome`, which `status` shows), and the cursor stays before it, so that the next run reads
+/// it again and tries its image once more (the changes after it, read again, are already here: nothing is done).
 struct PullRun: Sendable {
     let store: RecipeStore
     let settings: SyncSettings
@@ -25,6 +29,13 @@ struct PullRun: Sendable {
     /// How many times the server's id changed in this run's pulls (a run pulls before and after it pushes): at most
     /// once is followed (`FeedProgress`).
     let serverChanges = Locked(0)
+
+    /// Where the cursor stays in this pull: before the first change it went past (nil: none yet).
+    let heldAt = Locked<Int64?>(nil)
+
+    /// The changes this run's pulls went past, by recipe: the version and why. The pull after the push does not
+    /// download their images again (the next run does).
+    let wentPast = Locked<[UUID: (version: Int64, reason: String)]>([:])
 
     /// The most changes a page holds on a short round trip, and on any: the contract's default and its limit.
     static let pageSizes = 100...1000
@@ -43,8 +54,8 @@ struct PullRun: Sendable {
     enum End: Equatable {
         /// Every change up to the server's latest is applied.
         case complete
-        /// It stopped before a change it could not apply now (a recipe busy elsewhere, a download that failed, the
-        /// server unreachable); the cursor stays before it.
+        /// It stopped before a change it could not apply now (a recipe busy elsewhere, the server unreachable), or
+        /// went past changes whose image did not download; the cursor stays before the first of them.
         case stopped
     }
 
@@ -58,6 +69,7 @@ struct PullRun: Sendable {
         // Images installed before the change naming them is applied are not garbage to another process's collection.
         let inUse = store.images.markInUse()
         defer { withExtendedLifetime(inUse) {} }
+        heldAt.withLock { $0 = nil }
         var pipeline = Pipeline()
         do {
             return try await pages(&pipeline)
@@ -137,7 +149,7 @@ struct PullRun: Sendable {
             guard next.leasedWhole, page.more else { break }
             since = page.next
         }
-        guard try await drain(&pipeline) else { return .stopped }
+        guard try await drain(&pipeline), heldAt.withLock({ $0 == nil }) else { return .stopped }
         // The end of a new server's full pass, begun in this run or in one that was interrupted (`startFeed` recorded
         // what it owes with the server's id).
         if try newServer || store.owesServerChange() { try store.finishServerChange() }

@@ -61,6 +61,28 @@ public struct ServerAPI: Sendable, Equatable {
     /// The URL of image `sha256` on the server.
     public func imageURL(sha256: String) -> String { "\(baseURL)/v1/images/\(sha256)" }
 
+    /// Where a client fetches `image`: one of the server's own form (`http(s)://…/v1/images/<sha256>`, content-addressed
+    /// and checked by its SHA-256) from this server's own base URL, whatever host and port the document names (devices
+    /// that name one server differently — `127.0.0.1` and `localhost`, a LAN address and a `.local` name, a proxy —
+    /// each fetch it where they reach the server, with the token); any other URL (another app's, say) where it names,
+    /// which never carries the token. A plain function, tested from a table.
+    public func downloadURL(of image: RecipeImage) -> String {
+        guard let url = image.serverURL else { return imageURL(sha256: image.sha256) }
+        return Self.isOwnImageForm(url, sha256: image.sha256) ? imageURL(sha256: image.sha256) : url
+    }
+
+    /// Whether `url` is an `http(s)` URL whose path ends in `/v1/images/<sha256>`.
+    static func isOwnImageForm(_ url: String, sha256: String) -> Bool {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", components.host?.isEmpty == false
+        else { return false }
+        let segments = components.path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 3 else { return false }
+        let tail = segments.suffix(3)
+        return tail[tail.startIndex] == "v1" && tail[tail.startIndex + 1] == "images"
+            && tail[tail.startIndex + 2].lowercased() == sha256.lowercased()
+    }
+
     /// How long the answer to a write or a `HEAD` may take once it has started: these answers are a few dozen bytes, so
     /// a server still trickling one after this long is making no progress, whatever its rate.
     public static let answerDeadline: Duration = .seconds(30)

@@ -33,6 +33,11 @@ struct ServerFeatures: Sendable, Equatable {
     var recipesBatch: Bool { names.contains("recipes-batch") }
     /// Partial image uploads resumed with `HEAD` and `PATCH`.
     var resumableImages: Bool { names.contains("resumable-images") }
+
+    /// These features without `refused`.
+    func removing(_ refused: some Sequence<String>) -> ServerFeatures {
+        ServerFeatures(names: names.subtracting(refused))
+    }
 }
 
 /// The server's features, asked once per run and kept for it, with the round trip the ask measured: the first caller
@@ -45,8 +50,29 @@ final class FeatureCache: Sendable {
     }
 
     private let asked = Locked<Task<Learned, any Error>?>(nil)
+    /// The features the server listed but answered as a server without them (`refuse`), with what it answered, in
+    /// the order they were refused.
+    private let refused = Locked<[(feature: String, words: String)]>([])
 
     init() {}
+
+    /// Takes `feature` off the server's list for the rest of the run (its request answered as no recipes server
+    /// answers a request it lists: `404`, `405`, `501`, a proxy before the server, say): the requests every server
+    /// answers are sent instead; `words` says which request failed and how.
+    func refuse(_ feature: String, words: String) {
+        refused.withLock { refused in
+            if !refused.contains(where: { $0.feature == feature }) { refused.append((feature, words)) }
+        }
+    }
+
+    /// Whether `feature` was refused in this run.
+    func isRefused(_ feature: String) -> Bool { refused.withLock { $0.contains { $0.feature == feature } } }
+
+    /// The refused features (`refuse`), each in words.
+    var refusals: [String] { refused.withLock { $0.map(\.words) } }
+
+    /// The names of the refused features.
+    var refusedNames: [String] { refused.withLock { $0.map(\.feature) } }
 
     /// What `ask` learned the first time (and again after a failure or a cancellation). With `cancelling`, this
     /// waiter's cancellation cancels the ask itself (for the run's own wait for its plan; a chain's cancellation must

@@ -55,6 +55,10 @@ public struct StepFailure: Error, RetryClassifiable, CustomStringConvertible, Se
                 .credentials,
                 "not uploaded: the server refused the credentials (\(message.isEmpty ? "HTTP \(status)" : message)); "
                     + "check server.token (`recipes config set server.token -`)")
+        case .notTheServer(_, let message):
+            // A captive portal's redirect says nothing about the recipe: it stays due, no attempt counted, and the
+            // next run sends it (retrying at once only meets the portal again).
+            return StepFailure(.later, "\(what): \(message)")
         case .permanent(_, let message):
             return StepFailure(.permanent, "\(what): \(message)")
         case .cancelled:

@@ -201,7 +201,11 @@ public final class SyncRun: Sendable {
             _ = try? store.collectImageGarbage(isOwnerAlive: settings.isOwnerAlive)
         }
         if let error = setupFailure.withLock({ $0 }) { throw error }
-        return tally.withLock { $0 }
+        let fallbacks = destination.fallbacks()
+        return tally.withLock { tally in
+            tally.fallbacks = fallbacks
+            return tally
+        }
     }
 
     /// Registers the chain `group` of `claim` (an `UploadChain`'s, or the `MergeChain`'s after a stale write) and

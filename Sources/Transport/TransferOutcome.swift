@@ -8,6 +8,10 @@ public enum TransferOutcome: Sendable, Equatable {
     case transient(reason: String, retryAfter: Duration?)
     /// The server refused the credentials (401, 403): the run stops.
     case badCredentials(status: Int, message: String)
+    /// An answer that is not the server's: a redirect (any 3xx: redirects are not followed) where the server was
+    /// expected, a captive portal's or a proxy's. It says nothing about the request, which a later run sends again
+    /// once the network lets it through; the message names where the answer pointed.
+    case notTheServer(status: Int, message: String)
     /// Retrying will not help: other 4xx (with the server's message), TLS failures, unreadable file.
     case permanent(status: Int?, message: String)
     /// The caller cancelled the transfer.
@@ -15,16 +19,20 @@ public enum TransferOutcome: Sendable, Equatable {
 }
 
 extension TransferOutcome {
-    /// The statuses the contract calls transient.
-    static let transientStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+    /// The statuses the contract calls transient, and the two 4xx whose RFCs say the same request may succeed when
+    /// sent again: 421 Misdirected Request (on another connection, RFC 9110) and 425 Too Early (after the handshake,
+    /// RFC 8470). Neither may park a recipe as failed for good.
+    static let transientStatuses: Set<Int> = [408, 421, 425, 429, 500, 502, 503, 504]
 
     /// Classifies the result of one `HTTPClient.send`; `now` anchors an HTTP-date `Retry-After`.
     ///
     /// Decisions: connection refused, connect timeouts, DNS failures, resets, stalls and malformed answers (a proxy
     /// or portal in the way, perhaps for a while) are `transient` (an attempt was made);
     /// TLS, file, request and oversized-answer errors are `permanent`.
-    /// Statuses: 2xx success; 408, 429 and every 5xx transient (501 and 505 permanent: retrying cannot
-    /// help); 401 and 403 bad credentials; other 4xx, 1xx and 3xx permanent.
+    /// Statuses: 2xx success; 408, 421, 425, 429 and every 5xx transient (501 and 505 permanent: retrying cannot
+    /// help); every 3xx not the server (redirects are not followed: an answer sending the request elsewhere is a
+    /// captive portal's or a proxy's, which a later run may get past); 401 and 403 bad credentials; other 4xx and 1xx
+    /// permanent.
     /// Every message keeps at most 500 characters of the server's text, without control characters, and with
     /// each occurrence of `token` (pass the bearer token the request carried) replaced by `<token>`.
     public static func classify(_ result: Result<HTTPResponse, TransportError>, now: Date,
@@ -58,6 +66,9 @@ extension TransferOutcome {
         if status == 401 || status == 403 {
             return .badCredentials(status: status, message: message)
         }
+        if (300..<400).contains(status) {
+            return .notTheServer(status: status, message: describeRedirect(response, redacting: token))
+        }
         if isTransient(status: status) {
             let retryAfter = response.header("retry-after").flatMap { parseRetryAfter($0, now: now) }
             return .transient(reason: message, retryAfter: retryAfter)
@@ -65,7 +76,7 @@ extension TransferOutcome {
         return .permanent(status: status, message: message)
     }
 
-    /// 408, 429 and the server errors worth retrying (every 5xx but 501 Not Implemented and 505 Version Not Supported).
+    /// 408, 421, 425, 429 and the server errors worth retrying (every 5xx but 501 Not Implemented and 505 Version Not Supported).
     private static func isTransient(status: Int) -> Bool {
         transientStatuses.contains(status) || ((500..<600).contains(status) && status != 501 && status != 505)
     }
@@ -83,6 +94,15 @@ extension TransferOutcome {
             if !line.isEmpty && !line.contains("<") { return "HTTP \(response.status): \(line)" }
         }
         return "HTTP \(response.status)"
+    }
+
+    /// "HTTP 302 to <Location>, not the server's answer: a captive portal or a proxy? …": where a redirect pointed
+    /// (at most 300 characters of it, printable, without the token), so that a person sees the portal.
+    private static func describeRedirect(_ response: HTTPResponse, redacting token: String?) -> String {
+        let location = response.header("location").map { printable(String(redact($0, token: token).prefix(300))) }
+        let target = location.flatMap { $0.isEmpty ? nil : " to \($0)" } ?? " without a Location"
+        return "HTTP \(response.status)\(target), not the server's answer: a captive portal or a proxy in the way? "
+            + "(log in to the network, or check server.url); sent again by the next sync"
     }
 
     /// `text` with every control character (C0, DEL, C1) replaced by a space, trimmed.

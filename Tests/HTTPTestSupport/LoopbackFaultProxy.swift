@@ -25,6 +25,8 @@ public final class LoopbackFaultProxy: Sendable {
         case resetBeforeUpstream
         /// Answers `503 Service Unavailable` with this `Retry-After` value, without forwarding.
         case unavailable(retryAfter: String)
+        /// Answers `status` (a `3xx`) with this `Location` and an HTML page, without forwarding: a captive portal.
+        case redirect(status: Int, location: String)
         /// Forwards the request and relays the answer with its `Upload-Offset` lowered by this many bytes (when that
         /// leaves it above zero): the client is told of less than the upstream kept, as an answer to an earlier ask
         /// would be after another upload went on.
@@ -53,7 +55,7 @@ public final class LoopbackFaultProxy: Sendable {
         public var dropped = 0
         /// Client connections reset (`resetBeforeUpstream`, `resetAfterUpstream`).
         public var resets = 0
-        /// `503` answers given (`unavailable`).
+        /// Answers the proxy gave itself: `503` (`unavailable`) and redirects (`redirect`).
         public var unavailable = 0
         /// Requests that could not be forwarded: the upstream refused the connection or closed it early.
         public var upstreamFailures = 0
@@ -186,6 +188,13 @@ public final class LoopbackFaultProxy: Sendable {
                 let answer = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: \(retryAfter)\r\nContent-Type: application/json\r\n"
                     + "Content-Length: 25\r\n\r\n{\"detail\":\"unavailable\"}\n"
                 count { $0.unavailable += 1 } // counted before the client can see it, so a test that has the answer sees the count
+                guard SocketReader.writeAll(client, Data(answer.utf8)) else { return }
+                continue
+            case .redirect(let status, let location):
+                let page = "<html><body><a href=\"\(location)\">Sign in to the network</a></body></html>"
+                let answer = "HTTP/1.1 \(status) Found\r\nLocation: \(location)\r\nContent-Type: text/html\r\n"
+                    + "Content-Length: \(page.utf8.count)\r\n\r\n\(request.method == "HEAD" ? "" : page)"
+                count { $0.unavailable += 1 } // counted with the other answers the proxy gives itself
                 guard SocketReader.writeAll(client, Data(answer.utf8)) else { return }
                 continue
             case .forward, .dropAnswer, .resetAfterUpstream, .lowerUploadOffset:

@@ -13,8 +13,9 @@ import Transport
 
 /// A scripted server whose changes feed names three recipes: the first with a good image, the second with an image
 /// the server serves with other bytes, a 404, or too many bytes, the third with a good image. The pull must apply
-/// the first, stop before the second with one clear message, leave the cursor before it, and apply nothing after it.
-@Suite("A pull from a hostile or broken server stops that recipe with one clear message and changes nothing else")
+/// the first and the third, go past the second with one clear message (stored for `status`), keep no byte of its
+/// image, and leave the cursor before it; once the server serves the image, the next pull applies it.
+@Suite("A pull from a hostile or broken server goes past that recipe with one clear message and holds back no other")
 struct HostilePullTests {
     static let server = "hostile-server-id"
 
@@ -54,7 +55,7 @@ struct HostilePullTests {
         ).run()
     }
 
-    @Test("a bad image stops the pull before its recipe: the one before applied, none after, the cursor before it",
+    @Test("a bad image holds back only its recipe: the ones before and after applied, the cursor before it, then fetched",
           arguments: [BadImage.otherBytes, .missing, .tooLarge])
     func badImage(_ bad: BadImage) async throws {
         let good = Data(pngBytes(size: 2048, seed: 1)), second = Data(pngBytes(size: 2048, seed: 2))
@@ -64,17 +65,19 @@ struct HostilePullTests {
         let uuids = [UUID(), UUID(), UUID()]
         let shas = [good, second, third].map(Self.sha256)
         let base = Locked("")
+        let repaired = Locked(false)  // the server serves the second image as it should
         let server = try LoopbackHTTPServer { head in
             let path = head.path
             if path.hasPrefix("/v1/changes") {
                 let url = base.withLock { $0 }
-                let changes = zip(uuids.indices, uuids).map { index, uuid in
+                // The changes after `since`, as the contract's feed lists them.
+                let since = path.split(separator: "?").last?.split(separator: "&").compactMap { pair -> Int? in
+                    pair.hasPrefix("since=") ? Int(pair.dropFirst(6)) : nil
+                }.first ?? 0
+                let changes = zip(uuids.indices, uuids).filter { $0.0 + 1 > since }.map { index, uuid in
                     Self.change(seq: index + 1, uuid: uuid, title: "Recipe \(index + 1)", imageURL: "\(url)/v1/images/\(shas[index])")
                 }
-                let since = path.contains("since=0") || !path.contains("since=")
-                let body = since
-                    ? "{\"server\":\"\(Self.server)\",\"changes\":[\(changes.joined(separator: ","))],\"next\":3,\"more\":false}"
-                    : "{\"server\":\"\(Self.server)\",\"changes\":[],\"next\":3,\"more\":false}"
+                let body = "{\"server\":\"\(Self.server)\",\"changes\":[\(changes.joined(separator: ","))],\"next\":3,\"more\":false}"
                 return .respond(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
             }
             // An older server: no optional requests. (Not the bad image: the run's health ask goes beside the pull's
@@ -84,6 +87,7 @@ struct HostilePullTests {
             let png = ["Content-Type": "image/png"]
             if path.hasSuffix(shas[0]) { return .respond(status: 200, headers: png, body: good) }
             if path.hasSuffix(shas[2]) { return .respond(status: 200, headers: png, body: third) }
+            if repaired.withLock({ $0 }) { return .respond(status: 200, headers: png, body: second) }
             switch bad {
             case .otherBytes: return .respond(status: 200, headers: png, body: wrong)
             case .missing: return .respond(status: 404, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"not found"}"#.utf8))
@@ -96,25 +100,41 @@ struct HostilePullTests {
         let recorder = EventRecorder()
 
         let summary = try await pull(home, server, recorder: recorder)
-        #expect(summary.pulled == 1, "\(summary)")
+        #expect(summary.pulled == 2, "\(summary)")
         #expect(summary.verdict != .complete, "a recipe was left behind: \(summary)")
         let skipped = recorder.events(.skipped)
         #expect(skipped.count == 1 && skipped.first?.uuid == uuids[1], "\(skipped)")
         let message = try #require(skipped.first?.error)
         #expect(message.hasPrefix("not pulled yet, its image did not download: "), "\(message)")
+        #expect(message.hasSuffix("; the recipes after it are pulled, the next sync tries it again"), "\(message)")
         switch bad {
         case .otherBytes: #expect(message.contains("SHA-256"), "\(message)")
         case .missing: #expect(message.contains("404"), "\(message)")
         case .tooLarge: #expect(message.contains("larger than"), "\(message)")
         }
-        // Only the first recipe is here; the cursor is at it (the second is pulled again next time).
+        // The first and third recipes are here; the cursor is before the second (it is pulled again next time), which
+        // is recorded as still to come, with why.
         #expect(try home.store.recipe(uuid: uuids[0])?.sync.state == .synced)
         #expect(try home.store.recipe(uuid: uuids[1]) == nil)
-        #expect(try home.store.recipe(uuid: uuids[2]) == nil, "a change after the one that failed was applied")
+        #expect(try home.store.recipe(uuid: uuids[2])?.sync.state == .synced, "the recipe after the bad one waits for it")
         #expect(try home.store.feedCursor() == FeedCursor(server: Self.server, seq: 1))
-        // images/ holds the first image only: no half image, no wrong bytes, no temporary file.
+        let toCome = try home.store.pullsToCome()
+        #expect(toCome.map(\.uuid) == [uuids[1]] && toCome.first?.seq == 2 && toCome.first?.title == "Recipe 2", "\(toCome)")
+        #expect(toCome.first.map { $0.reason.hasPrefix("its image did not download: ") } == true, "\(toCome)")
+        #expect(toCome.first?.statusLine.hasPrefix("still to come from the server: \"Recipe 2\" (uuid \(uuids[1].lowercasedString.prefix(8))): its image did not download: ") == true)
+        // images/ holds the good images only: no half image, no wrong bytes, no temporary file.
         let images = try FileManager.default.contentsOfDirectory(atPath: home.store.home.imagesURL.path).filter { $0 != ".lock" }
-        #expect(images == ["\(shas[0]).png"], "\(images)")
+        #expect(Set(images) == ["\(shas[0]).png", "\(shas[2]).png"], "\(images)")
+
+        // Once the server serves the image, the next pull fetches it: every recipe here, nothing left to come.
+        repaired.withLock { $0 = true }
+        let later = EventRecorder()
+        let again = try await pull(home, server, recorder: later)
+        #expect(again.pulled == 1 && again.verdict == .complete, "\(again)")
+        #expect(try home.store.recipe(uuid: uuids[1])?.image?.sha256 == shas[1])
+        #expect(try home.store.feedCursor() == FeedCursor(server: Self.server, seq: 3))
+        #expect(try home.store.pullsToCome().isEmpty)
+        #expect(later.events(.pulled).map(\.uuid) == [uuids[1]], "the recipes pulled before are not pulled again")
     }
 
     @Test("a changes page that is not the feed: nothing applied, the cursor where it was, one message naming it")

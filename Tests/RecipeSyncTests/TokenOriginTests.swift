@@ -9,6 +9,8 @@ import RecipeSync
 import RecipesTestSupport
 import Testing
 
+/// An image another app put elsewhere (not of the server's own form `…/v1/images/<sha256>`, which is fetched from
+/// server.url: `ImageOwnFormTests`) is fetched where the document names it, and never with the token.
 @Suite("A pull sends the token to server.url's origin only")
 struct TokenOriginTests {
     @Test("a recipe whose image is on another port is restored with the image fetched without the token; the feed keeps it")
@@ -20,7 +22,7 @@ struct TokenOriginTests {
         let uuid = UUID()
         let document = """
             {"@context":"https://schema.org","@type":"Recipe","identifier":"\(uuid.lowercasedString)","version":1,\
-            "name":"Soup","image":"\(elsewhere.baseURL)/v1/images/\(sha)","dateModified":"2026-11-24T10:00:00Z"}
+            "name":"Soup","image":"\(elsewhere.baseURL)/photos/\(sha)","dateModified":"2026-11-24T10:00:00Z"}
             """
         let server = try scriptedServer(feed: { since in
             since == 0 ? feedPage([feedChange(seq: 1, uuid, version: "1", document: document)], next: 1)
@@ -48,7 +50,7 @@ struct TokenOriginTests {
         let sha = String(repeating: "ab", count: 32)
         let document = """
             {"@context":"https://schema.org","@type":"Recipe","identifier":"\(uuid.lowercasedString)","version":1,\
-            "name":"Soup","image":"\(elsewhere.baseURL)/v1/images/\(sha)","dateModified":"2026-11-24T10:00:00Z"}
+            "name":"Soup","image":"\(elsewhere.baseURL)/photos/\(sha)","dateModified":"2026-11-24T10:00:00Z"}
             """
         let server = try scriptedServer(feed: { since in
             since == 0 ? feedPage([feedChange(seq: 1, uuid, version: "1", document: document)], next: 1)

@@ -2,15 +2,20 @@ import Foundation
 import RecipesTestSupport
 import Testing
 
-/// A household whose devices name one server two ways (`127.0.0.1` on the laptop, `localhost` on the tablet). The
-/// reference server refuses a document naming an image URL not its own (`http://<Host>/v1/images/<sha256>`), so a
-/// device must name an image by its SHA-256 on its own server.url, never by the URL the document it pulled carried.
-@Suite("one server under two names: every device names an image on its own server.url")
+/// A household whose devices name one server two ways (`127.0.0.1` on the laptop, `localhost` on the tablet), with a
+/// token, as the first hour tells people to set. The reference server refuses a document naming an image URL not its
+/// own (`http://<Host>/v1/images/<sha256>`), so a device must name an image by its SHA-256 on its own server.url, never
+/// by the URL the document it pulled carried; and it fetches such an image from its own server.url, with the token
+/// (which goes to server.url's origin only: fetched from the host the document names, it was refused with a `401`).
+@Suite("one server under two names: every device names and fetches an image on its own server.url")
 struct TwoServerNamesTests {
-    @Test("a recipe with an image, edited on a device that names the server otherwise, is sent and comes back")
+    static let token = "two-names-token-0123456789"
+
+    @Test("a recipe with an image, edited on a device that names the server otherwise, is sent and comes back, with a token")
     func editUnderAnotherName() throws {
         let laptop = Client()
-        let server = try laptop.startServer()
+        laptop.token = Self.token
+        let server = try laptop.startServer(token: Self.token)
         defer { server.stop() }
         try laptop.edit(["new \"Curry\""])
         try laptop.edit(["image set 1 \(laptop.image("curry.png", size: 8192, seed: 5))"])
@@ -18,9 +23,11 @@ struct TwoServerNamesTests {
         let sha = try #require(try laptop.rows().first?.imageSHA256)
 
         let tablet = Client(serverURL: "http://localhost:\(server.port)")
+        tablet.token = Self.token
         let restore = try tablet.run(["sync"])
         #expect(restore.status == 0, "\(restore)")
         #expect(try tablet.rows().first?.imageSHA256 == sha, "the tablet restored the image")
+        #expect(server.requests().filter { $0.status == 401 }.isEmpty, "an image was fetched without the token")
 
         // The tablet's edit names the image on localhost, as its server.url says (before, it named 127.0.0.1, the
         // URL the laptop's upload had been given, and the server answered 422).

@@ -58,6 +58,11 @@ struct TransferOutcomeTests {
         #expect(outcome == .badCredentials(status: status, message: "HTTP \(status): token not accepted"))
     }
 
+    @Test("421 and 425, which the same request may get past when sent again, are transient", arguments: [421, 425])
+    func retryableClientErrors(status: Int) {
+        #expect(classify(status) == .transient(reason: "HTTP \(status)", retryAfter: nil))
+    }
+
     @Test("Other 4xx are permanent with the server's message", arguments: [400, 404, 409, 413, 422])
     func permanentClientErrors(status: Int) {
         let outcome = classify(status, body: #"{"error":"invalid","message":"image hash does not match"}"#)
@@ -74,9 +79,24 @@ struct TransferOutcomeTests {
         #expect(classify(status) == .permanent(status: status, message: "HTTP \(status)"))
     }
 
-    @Test("3xx answers (redirects are not followed) are permanent")
-    func redirectsArePermanent() {
-        #expect(classify(301) == .permanent(status: 301, message: "HTTP 301"))
+    @Test("3xx answers (a captive portal's redirect: not followed) are not the server's and name where they point, without the token",
+          arguments: [300, 301, 302, 303, 304, 307, 308])
+    func redirectsAreTransient(status: Int) {
+        let token = "portal-token-0123456789"
+        let outcome = TransferOutcome.classify(
+            .success(HTTPResponse(
+                status: status, headers: ["Location": "http://portal.example/login?next=\(token)\u{1b}[2J"],
+                body: Data("<html>Sign in</html>".utf8))),
+            now: now, redacting: token)
+        #expect(outcome == .notTheServer(
+            status: status,
+            message: "HTTP \(status) to http://portal.example/login?next=<token> [2J, not the server's answer: a captive "
+                + "portal or a proxy in the way? (log in to the network, or check server.url); sent again by the next sync"))
+        guard case .notTheServer(_, let reason) = classify(status) else {
+            Issue.record("\(status) without a Location: \(classify(status))")
+            return
+        }
+        #expect(reason.hasPrefix("HTTP \(status) without a Location, not the server's answer"), "\(reason)")
     }
 
     @Test("Refused connections, connect timeouts, DNS failures, lost connections, stalls and other curl failures are transient",

@@ -28,7 +28,9 @@ struct StatusCommand: ParsableCommand {
                 context.console.out(formatter.statusJSON(recipes))
                 context.console.err(notes.map { "recipes: note: \($0)\n" }.joined())
             } else {
-                context.console.out(formatter.status(recipes) + Self.destination(context) + "\n" + notes.map { "note: \($0)\n" }.joined())
+                context.console.out(
+                    formatter.status(recipes) + Self.toCome(store, all: ids.isEmpty) + Self.destination(context) + "\n"
+                        + notes.map { "note: \($0)\n" }.joined())
             }
         }
     }
@@ -54,6 +56,13 @@ struct StatusCommand: ParsableCommand {
         }
         let url = configuration.serverURL.map { TerminalText.clean($0) } ?? "no server.url set"
         return "destination: \(kind.rawValue) server, \(url)"
+    }
+
+    /// The lines `status` shows, for every recipe (`all`), about the changes pulls went past without applying them
+    /// (`PullToCome`): which recipe is still to come and why, safe to print.
+    static func toCome(_ store: RecipeStore, all: Bool) -> String {
+        guard all, let toCome = try? store.pullsToCome() else { return "" }
+        return toCome.map { TerminalText.clean($0.statusLine) + "\n" }.joined()
     }
 
     /// The lines `status` adds once about the home's folders (see `FolderNote`), safe to print.

@@ -128,6 +128,7 @@ enum SyncEventText {
         if summary.failedEarlier > 0 { parts.append("\(summary.failedEarlier) failed earlier, not retried") }
         if summary.cancelledEarlier > 0 { parts.append("\(summary.cancelledEarlier) cancelled earlier") }
         if let stop = summary.pullStopped { parts.append("pull stopped: " + TerminalText.clean(stop.words)) }
+        for fallback in summary.fallbacks { parts.append("fell back: " + TerminalText.clean(fallback)) }
         let counts = parts.isEmpty ? "" : parts.joined(separator: ", ") + "; "
         if summary.credentialsRefused {
             return "sync: " + counts + "stopped: the server refused the credentials (" + credentialsHint + ")"

@@ -113,7 +113,8 @@ public final class ReplSession {
         case .status(let references):
             let notes = StatusCommand.folderNotes(store.home).map { "note: \($0)\n" }.joined()
             let ids = try store.recipeIDs(references)
-            console.out(formatter.status(try store.recipes(ids: ids.isEmpty ? nil : ids)) + StatusCommand.destination(configuration) + "\n" + notes)
+            console.out(formatter.status(try store.recipes(ids: ids.isEmpty ? nil : ids)) + StatusCommand.toCome(store, all: ids.isEmpty)
+                + StatusCommand.destination(configuration) + "\n" + notes)
         case .sync(let ids):
             if let job = jobs.running {
                 throw CommandLineError("sync %\(job.number) is running in the background; `wait` for it first")
