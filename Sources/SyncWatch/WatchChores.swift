@@ -102,6 +102,9 @@ struct WatchChores {
                 guard !Task.isCancelled else { return }
                 events.yield(.reachabilityAnswered(reachable))
             }
+        case .cancelReachability:
+            question?.cancel()
+            question = nil
         case .reloadConfiguration, .stop:
             break  // the watcher's loop does these
         }

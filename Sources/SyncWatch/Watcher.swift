@@ -73,10 +73,24 @@ public final class Watcher: Sendable {
         output.notice(.watching(home: store.home.url.path))
         continuation.yield(.started)
         var state = WatchMachine.State()
+        var status = WatchStatus(processID: getpid())
+        status.write(to: store.home)
+        var unreachableSince: Date?
         for await event in events {
             let before = state
-            let transition = WatchMachine.decide(state, event, now: chores.configuration.settings.now())
+            let now = chores.configuration.settings.now()
+            let transition = WatchMachine.decide(state, event, now: now)
             state = transition.state
+            if state.network != .offline {
+                unreachableSince = nil
+            } else if unreachableSince == nil {
+                unreachableSince = now
+            }
+            let current = WatchStatus(state, processID: getpid(), unreachableSince: unreachableSince)
+            if current != status, state.phase != .stopped {
+                status = current
+                status.write(to: store.home)
+            }
             let probes = chores.configuration.settings.reachability.probeCount
             if before.network == .offline, state.network == .reachable { output.notice(.online(probes: probes)) }
             if before.network != .offline, state.network == .offline {
@@ -99,6 +113,7 @@ public final class Watcher: Sendable {
         }
         continuation.finish()
         await chores.end()
+        WatchStatus.remove(from: store.home)
         descriptors.stop()
         withExtendedLifetime((edits, network, signals)) {}
         output.notice(.stopped)
