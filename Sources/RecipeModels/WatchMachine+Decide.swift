@@ -56,8 +56,8 @@ private struct Decision {
             reachabilityAnswered(reachable)
         case .longPollAnswered(let answer):
             longPollAnswered(answer)
-        case .passEnded(let end):
-            passEnded(end)
+        case .passEnded(let end, let movedCursor):
+            passEnded(end, movedCursor: movedCursor)
         case .timerFired:
             state.timer = nil
             guard state.network != .offline, state.halted == nil else { return }
@@ -111,11 +111,17 @@ private struct Decision {
         actions.append(.startPass)
     }
 
-    mutating func passEnded(_ end: WatchMachine.PassEnd) {
+    mutating func passEnded(_ end: WatchMachine.PassEnd, movedCursor: Bool) {
         guard state.phase == .syncing else { return }
         state.phase = .idle
         let networkChanged = state.networkChangedDuringPass
         state.networkChangedDuringPass = false
+        if state.changesAnnounced {
+            // The long poll said "changes": only a pull that moved the cursor proves it; a page the cursor had passed
+            // or one the feed does not list is no change, and the next long poll backs off as after a failure.
+            state.changesAnnounced = false
+            state.longPollFailures = movedCursor ? 0 : state.longPollFailures + 1
+        }
         switch end {
         case .done, .backoff:
             state.network = .reachable
@@ -224,9 +230,10 @@ private struct Decision {
         guard state.longPolling, state.phase == .idle else { return }
         switch answer {
         case .changes:
+            // Its failures are forgiven once the pass's pull has moved the cursor (`passEnded`).
             state.longPolling = false
-            state.longPollFailures = 0
             startPass()
+            state.changesAnnounced = true
         case .refused:
             // The pass reports it (and halts); should the pass get through, the next long poll waits its turn.
             state.longPolling = false

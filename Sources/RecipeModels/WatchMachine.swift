@@ -45,6 +45,9 @@ public enum WatchMachine {
         public var retryProbe: Date?
         /// Connect probes in a row that found the server unreachable while work waited (their delays double).
         public var offlineProbes = 0
+        /// The pass under way was started by the long poll's changes: unless its pull moves the feed's cursor, the
+        /// answer was no change, and the long poll backs off as after a failure.
+        public var changesAnnounced = false
 
         /// A watcher that has not started.
         public init() {}
@@ -106,8 +109,8 @@ public enum WatchMachine {
         case reachabilityAnswered(Bool)
         /// The long poll ended.
         case longPollAnswered(LongPollAnswer)
-        /// The sync pass ended.
-        case passEnded(PassEnd)
+        /// The sync pass ended; `movedCursor`: its pull moved the feed's cursor (or the server has no feed: Mealie).
+        case passEnded(PassEnd, movedCursor: Bool = false)
         /// The retry timer fired.
         case timerFired
         /// SIGHUP.

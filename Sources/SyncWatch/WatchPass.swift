@@ -25,21 +25,24 @@ struct WatchPass: Sendable {
         }
     }
 
-    /// Runs the pass to its end and says how it ended: the summary (nil when it could not start) and the end.
-    func perform() async -> (summary: SyncSummary?, end: WatchMachine.PassEnd) {
+    /// Runs the pass to its end and says how it ended: the summary (nil when it could not start), the end, and
+    /// whether its pull moved the feed's cursor (always so with a Mealie, which has no feed).
+    func perform() async -> (summary: SyncSummary?, end: WatchMachine.PassEnd, movedCursor: Bool) {
+        let cursorBefore = try? store.feedCursor()
         let summary: SyncSummary
         do {
             summary = try await run.run()
         } catch {
             let message = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
-            return (nil, .setupError(message))
+            return (nil, .setupError(message), false)
         }
+        let movedCursor = settings.kind == .mealie || cursorBefore == nil || (try? store.feedCursor()) != cursorBefore
         let now = settings.now()
         let nextRetry = try? store.earliestRetry(after: now, owner: settings.owner)
         let unsent = (try? store.hasDueWork(at: now)) ?? true
         let end = Self.end(
             of: summary, sawOffline: sawOffline.withLock { $0 }, nextRetry: nextRetry ?? nil, unsent: unsent)
-        return (summary, end)
+        return (summary, end, movedCursor)
     }
 
     /// What a pass that returned `summary` means to the watcher: refused credentials first; then the server

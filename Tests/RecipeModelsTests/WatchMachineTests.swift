@@ -176,8 +176,22 @@ struct WatchMachineTests {
             before: syncing(), event: .reachabilityAnswered(false), after: syncing(), actions: []),
 
         // The long poll.
-        Row(name: "the long poll brings changes: a pass", before: idle { $0.longPollFailures = 2 },
-            event: .longPollAnswered(.changes), after: syncing(), actions: [.startPass]),
+        Row(name: "the long poll brings changes: a pass, whose pull must prove them", before: idle { $0.longPollFailures = 2 },
+            event: .longPollAnswered(.changes), after: syncing { $0.longPollFailures = 2; $0.changesAnnounced = true },
+            actions: [.startPass]),
+        Row(name: "the pass after the long poll's changes moved the cursor: its failures forgiven, renewed at once",
+            before: syncing { $0.longPollFailures = 2; $0.changesAnnounced = true },
+            event: .passEnded(.done, movedCursor: true), after: idle(), actions: [.startLongPoll(at: now)]),
+        Row(name: "the long poll's changes did not move the cursor (passed already, or not in the feed): backs off as a failure",
+            before: syncing { $0.changesAnnounced = true }, event: .passEnded(.done, movedCursor: false),
+            after: idle { $0.longPollFailures = 1 }, actions: [.startLongPoll(at: now + 1)]),
+        Row(name: "the same lie again: the delay doubles",
+            before: syncing { $0.longPollFailures = 3; $0.changesAnnounced = true },
+            event: .passEnded(.done, movedCursor: false),
+            after: idle { $0.longPollFailures = 4 }, actions: [.startLongPoll(at: now + 8)]),
+        Row(name: "a pass that no long poll started: the cursor staying put says nothing",
+            before: syncing { $0.longPollFailures = 0 }, event: .passEnded(.done, movedCursor: false),
+            after: idle(), actions: [.startLongPoll(at: now)]),
         Row(name: "the long poll waited in vain: renewed at once", before: idle { $0.longPollFailures = 2 },
             event: .longPollAnswered(.empty), after: idle(), actions: [.startLongPoll(at: now)]),
         Row(name: "the long poll failed: renewed after 1 s", before: idle(),
@@ -277,6 +291,23 @@ struct WatchMachineTests {
         #expect(steps[9] == [.startPass])
         #expect(steps.joined().filter { $0 == Action.startPass }.count == 3)  // the start, the edit, the return: no pass per probe
         #expect(state.phase == .syncing && state.retryProbe == nil)
+    }
+
+    @Test("a long poll that keeps announcing a change the pull never finds: each pass waits longer for the next")
+    func lyingLongPoll() {
+        var events: [(TimeInterval, WatchMachine.Event)] = [(0, .started), (1, .passEnded(.done, movedCursor: false))]
+        for round in 0..<12 {
+            events += [(Double(round) * 1000 + 2, .longPollAnswered(.changes)),
+                       (Double(round) * 1000 + 3, .passEnded(.done, movedCursor: false))]
+        }
+        let (state, steps) = Self.run(events)
+        let renewals = steps.joined().compactMap { action -> Date? in
+            if case .startLongPoll(let time) = action { return time } else { return nil }
+        }
+        let delays = zip(renewals, events.filter { if case .passEnded = $0.1 { true } else { false } })
+            .map { $0.0.timeIntervalSince(Self.now + $0.1.0) }
+        #expect(delays == [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300], "\(delays)")
+        #expect(state.longPollFailures == 12)
     }
 
     /// Runs `events` from a fresh watcher at `now` plus each event's offset; the actions of each step, in order.
