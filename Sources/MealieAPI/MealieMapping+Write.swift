@@ -141,17 +141,49 @@ extension MealieMapping {
     /// with a fresh `referenceId` (Mealie commits an ingredient without one and can never read the recipe again).
     static func ingredients(_ texts: [String], reusing current: [MealieJSON], newID: () -> UUID) -> [MealieJSON] {
         var unused = Array(current.indices)
-        return texts.map { text in
+        var sources: [Int?] = []
+        var written = texts.map { text -> MealieJSON in
             if let position = unused.firstIndex(where: { ingredientText(current[$0]) == text }) {
-                var members = current[unused.remove(at: position)].members ?? [:]
+                let source = unused.remove(at: position)
+                sources.append(source)
+                var members = current[source].members ?? [:]
                 if members["referenceId"]?.string?.isEmpty ?? true { members["referenceId"] = .string(newID().uuidString.lowercased()) }
                 return .object(members)
             }
+            sources.append(nil)
             return .object([
                 "quantity": .number(1), "unit": .null, "food": .null, "note": .string(text), "isFood": .bool(false),
                 "disableAmount": .bool(true), "display": .string(text), "title": .null, "originalText": .null,
                 "referenceId": .string(newID().uuidString.lowercased()),
             ])
+        }
+        moveHeadings(of: unused, in: current, to: &written, sources: sources)
+        return written
+    }
+
+    /// Mealie keeps a section's heading (`title`) on the ingredient that starts the section. When that ingredient is
+    /// removed (or its text edited: another ingredient), its heading goes to the one that now stands in its place: the
+    /// ingredient written right after those kept from before it, when that one is new or came later in the same
+    /// section (before the next heading). With no such ingredient the section is empty, and its heading goes with it.
+    /// `sources[i]`: the index in `current` of `written[i]`, nil for a new one; `removed`: the indices not written.
+    static func moveHeadings(
+        of removed: [Int], in current: [MealieJSON], to written: inout [MealieJSON], sources: [Int?]
+    ) {
+        let heading = { (element: MealieJSON) -> String? in
+            guard let title = element["title"]?.text, !title.isEmpty else { return nil }
+            return title
+        }
+        for index in removed.sorted() {
+            guard let title = heading(current[index]) else { continue }
+            let keptBefore = sources.lastIndex { $0.map { $0 < index } ?? false }
+            let place = keptBefore.map { $0 + 1 } ?? 0
+            guard place < written.count, heading(written[place]) == nil else { continue }
+            if let source = sources[place] {
+                guard source > index, !current[(index + 1)...source].contains(where: { heading($0) != nil }) else { continue }
+            }
+            var members = written[place].members ?? [:]
+            members["title"] = .string(title)
+            written[place] = .object(members)
         }
     }
 

@@ -15,6 +15,12 @@ extension WatchMachine {
         guard let retryAfter, retryAfter.isFinite else { return doubling }
         return max(doubling, min(max(0, retryAfter), longestRetryAfter))
     }
+
+    /// The delay before the connect probe asks again for a server that could not be reached while work waits, after
+    /// `probes` probes in a row found it so: 2 s after none or one, then doubling, at most `longestOfflineProbeDelay`.
+    public static func offlineProbeDelay(probes: Int) -> TimeInterval {
+        min(longestOfflineProbeDelay, firstOfflineProbeDelay * pow(2, Double(max(0, min(probes, 30) - 1))))
+    }
 }
 
 /// One decision under way: the state as it changes and the actions gathered.
@@ -50,8 +56,8 @@ private struct Decision {
             reachabilityAnswered(reachable)
         case .longPollAnswered(let answer):
             longPollAnswered(answer)
-        case .passEnded(let end):
-            passEnded(end)
+        case .passEnded(let end, let movedCursor):
+            passEnded(end, movedCursor: movedCursor)
         case .timerFired:
             state.timer = nil
             guard state.network != .offline, state.halted == nil else { return }
@@ -97,19 +103,30 @@ private struct Decision {
         state.debounce = nil
         state.passWanted = false
         state.networkChangedDuringPass = false
+        if state.retryProbe != nil {
+            state.retryProbe = nil
+            actions.append(.cancelReachability)
+        }
         state.phase = .syncing
         actions.append(.startPass)
     }
 
-    mutating func passEnded(_ end: WatchMachine.PassEnd) {
+    mutating func passEnded(_ end: WatchMachine.PassEnd, movedCursor: Bool) {
         guard state.phase == .syncing else { return }
         state.phase = .idle
         let networkChanged = state.networkChangedDuringPass
         state.networkChangedDuringPass = false
+        if state.changesAnnounced {
+            // The long poll said "changes": only a pull that moved the cursor proves it; a page the cursor had passed
+            // or one the feed does not list is no change, and the next long poll backs off as after a failure.
+            state.changesAnnounced = false
+            state.longPollFailures = movedCursor ? 0 : state.longPollFailures + 1
+        }
         switch end {
         case .done, .backoff:
             state.network = .reachable
             state.halted = nil
+            state.offlineProbes = 0
         case .waitingForNetwork:
             state.network = .offline
             state.halted = nil
@@ -138,9 +155,15 @@ private struct Decision {
         case .backoff(let until):
             renewLongPoll()
             armTimer(at: until)
-        case .waitingForNetwork:
-            // The notice that came during the pass may have been the network coming back after the pass found it gone.
-            if networkChanged { debounceNetworkChange() }
+        case .waitingForNetwork(let unsent):
+            // With work waiting, the server is asked again after a back-off (it may come back with no network change
+            // here); the notice that came during the pass may have been the network coming back: asked sooner.
+            if networkChanged {
+                if unsent { state.retryProbe = now }  // asked at the debounce's end (below), and again if need be
+                debounceNetworkChange()
+            } else if unsent {
+                scheduleProbe()
+            }
         case .credentialsRefused, .setupError:
             break
         }
@@ -163,13 +186,25 @@ private struct Decision {
         let since = state.debounce?.since ?? now
         let until = min(now + WatchMachine.debounce, since + WatchMachine.longestDebounce)
         state.debounce = WatchMachine.Debounce(since: since, until: until)
+        // One question at a time: it replaces the probe pending, which is asked again after it if need be.
+        if state.retryProbe != nil { state.retryProbe = until }
         actions.append(.askReachability(at: until))
+    }
+
+    /// Asks again, after the back-off of the probes before, whether the server can be reached (work waits to be sent).
+    mutating func scheduleProbe() {
+        let time = now + WatchMachine.offlineProbeDelay(probes: state.offlineProbes)
+        state.retryProbe = time
+        actions.append(.askReachability(at: time))
     }
 
     mutating func reachabilityAnswered(_ reachable: Bool) {
         state.debounce = nil
         // A pass under way finds out for itself; a halted watcher waits for a person.
         guard state.phase == .idle, state.halted == nil else { return }
+        // Work waits when a probe was pending, or a retry was armed (the server went while a recipe waited its turn).
+        let probing = state.retryProbe != nil || state.timer != nil
+        state.retryProbe = nil
         if reachable {
             if state.network == .reachable {
                 // Still reachable, perhaps along another route: the long poll's connection may be gone with the old one.
@@ -181,6 +216,10 @@ private struct Decision {
             state.network = .offline
             cancelLongPoll()
             cancelTimer()
+            if probing {
+                state.offlineProbes += 1
+                scheduleProbe()
+            }
         }
     }
 
@@ -191,9 +230,10 @@ private struct Decision {
         guard state.longPolling, state.phase == .idle else { return }
         switch answer {
         case .changes:
+            // Its failures are forgiven once the pass's pull has moved the cursor (`passEnded`).
             state.longPolling = false
-            state.longPollFailures = 0
             startPass()
+            state.changesAnnounced = true
         case .refused:
             // The pass reports it (and halts); should the pass get through, the next long poll waits its turn.
             state.longPolling = false

@@ -6,8 +6,10 @@ import Foundation
 /// from the kernel, the server's long poll answering, a sync pass ending, the retry timer, a signal — and this machine
 /// says what to do about it; the code that runs it only performs the actions and turns what happens into events.
 /// The rules (the reasons are in docs/watch.md):
-/// - nothing polls: while the server is unreachable the watcher waits for a network-change notice; the long poll runs
-///   only while the server answered the last pass; the timer is armed only for a retry coming due;
+/// - nothing polls without a reason: while the server is unreachable the watcher waits for a network-change notice,
+///   and, while work waits to be sent, asks again with a connect probe after a delay that doubles from 2 s to 1 min
+///   (a server that restarts leaves this machine's network as it was); the long poll runs only while the server
+///   answered the last pass; the timer is armed only for a retry coming due;
 /// - one pass at a time: whatever asks for a pass while one runs (edits, the long poll, the timer) makes one follow-up
 ///   pass after it, however many asked;
 /// - network changes come in bursts (a link, its addresses, its routes): the reachability question is asked once the
@@ -39,6 +41,13 @@ public enum WatchMachine {
         public var debounce: Debounce?
         /// Why nothing is retried on its own, if so.
         public var halted: Halt?
+        /// While the server cannot be reached and work waits to be sent: when the next connect probe asks again.
+        public var retryProbe: Date?
+        /// Connect probes in a row that found the server unreachable while work waited (their delays double).
+        public var offlineProbes = 0
+        /// The pass under way was started by the long poll's changes: unless its pull moves the feed's cursor, the
+        /// answer was no change, and the long poll backs off as after a failure.
+        public var changesAnnounced = false
 
         /// A watcher that has not started.
         public init() {}
@@ -100,8 +109,8 @@ public enum WatchMachine {
         case reachabilityAnswered(Bool)
         /// The long poll ended.
         case longPollAnswered(LongPollAnswer)
-        /// The sync pass ended.
-        case passEnded(PassEnd)
+        /// The sync pass ended; `movedCursor`: its pull moved the feed's cursor (or the server has no feed: Mealie).
+        case passEnded(PassEnd, movedCursor: Bool = false)
         /// The retry timer fired.
         case timerFired
         /// SIGHUP.
@@ -129,8 +138,8 @@ public enum WatchMachine {
     public enum PassEnd: Sendable, Equatable {
         /// Nothing is left to do.
         case done
-        /// The server could not be reached: nothing was sent and no attempt counted.
-        case waitingForNetwork
+        /// The server could not be reached: nothing was sent and no attempt counted; `unsent`: work waits to be sent.
+        case waitingForNetwork(unsent: Bool)
         /// A recipe's retry comes due at this time (or another process's lease on a due recipe lapses then).
         case backoff(until: Date)
         /// The server refused the credentials.
@@ -155,6 +164,8 @@ public enum WatchMachine {
         case cancelTimer
         /// Ask whether the server can be reached at this time, replacing any question pending.
         case askReachability(at: Date)
+        /// Drop the question pending (a pass finds out for itself).
+        case cancelReachability
         /// Re-read the configuration.
         case reloadConfiguration
         /// End the watcher.
@@ -181,6 +192,10 @@ public enum WatchMachine {
     public static let longestDebounce: TimeInterval = 2
     /// The longest wait before renewing a failing long poll (its delays double from 1 s up to this).
     public static let longestLongPollDelay: TimeInterval = 300
+    /// The first wait before a connect probe asks again for a server that could not be reached while work waits.
+    public static let firstOfflineProbeDelay: TimeInterval = 2
+    /// The longest such wait (the delays double from `firstOfflineProbeDelay` up to this).
+    public static let longestOfflineProbeDelay: TimeInterval = 60
     /// The longest `Retry-After` of a long poll that is honoured.
     public static let longestRetryAfter: TimeInterval = 3600
 }

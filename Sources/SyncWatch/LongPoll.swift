@@ -47,7 +47,9 @@ public struct LongPoll: Sendable {
     }
 
     /// What a long poll's outcome says, held for `held` seconds of a `wait`:
-    /// - changes after the cursor, or another server id (another or a reset server): `.changes`;
+    /// - a page that moves the cursor (a change after it, or a `next` past it), or another server id (another or a
+    ///   reset server): `.changes`; a page of changes the cursor has passed already: `.failed` (a server answering
+    ///   wrongly at once must not make a busy loop of passes);
     /// - an empty page after at least half the wait: `.empty`; sooner, the server did not hold it (one that ignores
     ///   `wait`, or one going down): `.failed`, so that the renewals back off instead of spinning;
     /// - 401 or 403: `.refused`; the connection could not be opened: `.unreachable`;
@@ -65,7 +67,9 @@ public struct LongPoll: Sendable {
             switch response.status {
             case 200:
                 guard let page = ChangesPage(response.body) else { return .failed(retryAfter: nil) }
-                if page.server != cursor.server || !page.changes.isEmpty { return .changes }
+                if page.server != cursor.server { return .changes }
+                if page.next > cursor.seq || page.changes.contains(where: { $0.seq > cursor.seq }) { return .changes }
+                if !page.changes.isEmpty { return .failed(retryAfter: nil) }
                 return held >= Double(wait) / 2 ? .empty : .failed(retryAfter: nil)
             case 401, 403:
                 return .refused

@@ -46,10 +46,10 @@ struct WatchChores {
                 store: store, settings: configuration.settings, options: configuration.options, output: output)
             let output = self.output
             pass = (started, Task {
-                let (summary, end) = await started.perform()
+                let (summary, end, movedCursor) = await started.perform()
                 if let summary { output.finish(summary) }
                 if case .setupError(let message) = end { output.notice(.passFailed(message)) }
-                events.yield(.passEnded(end))
+                events.yield(.passEnded(end, movedCursor: movedCursor))
             })
         case .interruptPass:
             pass?.pass.run.interrupt()
@@ -102,6 +102,9 @@ struct WatchChores {
                 guard !Task.isCancelled else { return }
                 events.yield(.reachabilityAnswered(reachable))
             }
+        case .cancelReachability:
+            question?.cancel()
+            question = nil
         case .reloadConfiguration, .stop:
             break  // the watcher's loop does these
         }

@@ -13,6 +13,8 @@ public struct WatchError: Error, LocalizedError, Sendable, Equatable {
         case system(ErrnoError)
         /// The kernel's network notices cannot be had (netlink refused); the reason in words.
         case noNetworkNotices(String)
+        /// A file of the home the watcher uses was deleted or replaced while it ran: it stopped.
+        case homeFileChanged(HomeFiles.Change)
     }
 
     /// What went wrong.
@@ -33,6 +35,8 @@ public struct WatchError: Error, LocalizedError, Sendable, Equatable {
             "\(path) is not \(expected) as `recipes sync --watch` makes it; move it away and start the watcher again"
         case .system(let error):
             error.errorDescription
+        case .homeFileChanged(let change):
+            change.errorDescription
         case .noNetworkNotices(let reason):
             "cannot listen to the kernel's network notices (rtnetlink): \(reason); the watcher needs them to know when "
                 + "the network comes back (use `recipes cron install` or `recipes service install --timer` instead)"

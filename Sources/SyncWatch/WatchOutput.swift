@@ -30,6 +30,8 @@ public enum WatchNotice: Sendable, Equatable {
     /// A pass could not start (no server, the database, a CA bundle…); nothing is retried until SIGHUP or an edit.
     /// Needs a person.
     case passFailed(String)
-    /// The watcher stopped (SIGTERM, Ctrl-C).
+    /// A file of the home the watcher uses was deleted or replaced; it stops (and exits 1) to be started again.
+    case homeFileChanged(String)
+    /// The watcher stopped (SIGTERM, Ctrl-C, or a file of its home changed).
     case stopped
 }

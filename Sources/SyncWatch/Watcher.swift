@@ -1,7 +1,9 @@
 import Foundation
+import Locking
 import RecipeModels
 import RecipeStore
 import RecipeSync
+import SystemFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -56,13 +58,29 @@ public final class Watcher: Sendable {
     }
 
     /// Watches until SIGTERM or SIGINT (a pass under way is interrupted and ends first); throws when an event source
-    /// cannot be opened.
+    /// cannot be opened, and, once stopped, when a file of the home it uses (the database, the edit FIFO, the lock)
+    /// was deleted or replaced meanwhile.
     public func run() async throws(WatchError) {
         let (events, continuation) = AsyncStream<WatchMachine.Event>.makeStream()
         let edits = try EditSignalListener(home: store.home)
         let network = try NetworkChanges()
         let signals = try SignalPipe([SIGTERM, SIGINT, SIGHUP])
+        let files = try HomeFiles(home: store.home, kept: Self.keptFiles(of: store.home, edits: edits))
+        let changed = Locked<HomeFiles.Change?>(nil)
+        let output = self.output
         let descriptors = try DescriptorWatch([
+            .init(descriptor: files.descriptor) {
+                files.drain()
+                guard let change = files.change() else { return }
+                let first = changed.withLock { (noticed: inout HomeFiles.Change?) -> Bool in
+                    guard noticed == nil else { return false }
+                    noticed = change
+                    return true
+                }
+                guard first else { return }
+                output.notice(.homeFileChanged(change.errorDescription ?? ""))
+                continuation.yield(.terminate)
+            },
             .init(descriptor: edits.descriptor) { if edits.drain() { continuation.yield(.localEdit) } },
             .init(descriptor: network.descriptor) { if network.drain() > 0 { continuation.yield(.networkChanged) } },
             .init(descriptor: signals.descriptor) {
@@ -73,10 +91,24 @@ public final class Watcher: Sendable {
         output.notice(.watching(home: store.home.url.path))
         continuation.yield(.started)
         var state = WatchMachine.State()
+        var status = WatchStatus(processID: getpid())
+        status.write(to: store.home)
+        var unreachableSince: Date?
         for await event in events {
             let before = state
-            let transition = WatchMachine.decide(state, event, now: chores.configuration.settings.now())
+            let now = chores.configuration.settings.now()
+            let transition = WatchMachine.decide(state, event, now: now)
             state = transition.state
+            if state.network != .offline {
+                unreachableSince = nil
+            } else if unreachableSince == nil {
+                unreachableSince = now
+            }
+            let current = WatchStatus(state, processID: getpid(), unreachableSince: unreachableSince)
+            if current != status, state.phase != .stopped {
+                status = current
+                status.write(to: store.home)
+            }
             let probes = chores.configuration.settings.reachability.probeCount
             if before.network == .offline, state.network == .reachable { output.notice(.online(probes: probes)) }
             if before.network != .offline, state.network == .offline {
@@ -99,8 +131,28 @@ public final class Watcher: Sendable {
         }
         continuation.finish()
         await chores.end()
+        WatchStatus.remove(from: store.home)
         descriptors.stop()
-        withExtendedLifetime((edits, network, signals)) {}
+        withExtendedLifetime((edits, network, signals, files)) {}
         output.notice(.stopped)
+        if let change = changed.withLock({ $0 }) { throw WatchError(.homeFileChanged(change)) }
+    }
+
+    /// The files of `home` the watcher uses, as it opened them: the database, the edit FIFO (`edits`), the lock.
+    static func keptFiles(of home: RecipesHome, edits: EditSignalListener) throws(WatchError) -> [HomeFiles.Kept] {
+        let files: [(path: String, identity: HomeFiles.Identity?, consequence: String)] = [
+            (home.databaseURL.path, HomeFiles.Identity.of(path: home.databaseURL.path),
+             "the watcher would sync a file no command uses"),
+            (home.editSignalURL.path, HomeFiles.Identity.of(descriptor: edits.descriptor),
+             "edits would no longer wake the watcher"),
+            (home.watchLockURL.path, HomeFiles.Identity.of(path: home.watchLockURL.path),
+             "a second watcher could start beside it"),
+        ]
+        return try files.map { (file) throws(WatchError) in
+            guard let identity = file.identity else {
+                throw WatchError(.system(ErrnoError(errno, .inspect, path: file.path)))
+            }
+            return HomeFiles.Kept(path: file.path, identity: identity, consequence: file.consequence)
+        }
     }
 }

@@ -250,6 +250,34 @@ extension MealieLiveTests {
         #expect(try await requests.read(id: uuid)?.fields == fields)
     }
 
+    @Test("An ingredient that starts a Mealie section removed here: the heading moves to the next ingredient of the section, in Mealie")
+    func headingMoves() async throws {
+        let session = try await MealieSession.shared()
+        let requests = Self.requests(session)
+        let uuid = UUID()
+        var fields = Self.wholeFields("Sections \(uuid.uuidString.prefix(8))")
+        fields.ingredients = ["1 kg tomatoes", "1 onion", "salt", "pepper"]
+        let created = try await Self.create(fields, uuid: uuid, with: requests)
+        // Someone gives the list two sections in Mealie's web app.
+        let sectioned = try await session.edit(id: uuid) { recipe in
+            var ingredients = recipe["recipeIngredient"] as? [[String: Any]] ?? []
+            ingredients[0]["title"] = "Base"
+            ingredients[2]["title"] = "Seasoning"
+            recipe["recipeIngredient"] = ingredients
+        }
+        #expect(sectioned.updatedAt > created.stamp.updatedAt)
+        fields.ingredients = ["1 onion", "2 tsp salt", "pepper"]  // the tomatoes gone, the salt edited
+        guard case .written = try await requests.write(fields, id: uuid, base: sectioned.updatedAt) else {
+            Issue.record("not written"); return
+        }
+        let after = try #require(try await session.recipeJSON(id: uuid))
+        let stored = (after["recipeIngredient"] as? [[String: Any]] ?? []).map {
+            "\($0["note"] as? String ?? "?"): \($0["title"] as? String ?? "")"
+        }
+        #expect(stored == ["1 onion: Base", "2 tsp salt: Seasoning", "pepper: "], "\(stored)")
+        #expect(try await requests.read(id: uuid)?.fields.ingredients == fields.ingredients)
+    }
+
     @Test("Image: uploaded when changed, identified by the WebP Mealie serves, not sent again when confirmed; the new base read")
     func image() async throws {
         let session = try await MealieSession.shared()

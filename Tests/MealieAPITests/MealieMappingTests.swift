@@ -251,4 +251,44 @@ struct MealieMappingTests {
         #expect(document["recipeInstructions"]?.elements.first?["title"] == .string("Cook"))
         #expect(document["nutrition"]?["calories"] == .string("300"))
     }
+
+    /// Mealie's ingredients: a note each, with a section heading where `headings` names one.
+    static func ingredientList(_ notes: [String], headings: [String: String]) -> MealieJSON {
+        .array(notes.enumerated().map { index, note in
+            .object([
+                "quantity": .number(1), "unit": .null, "food": .null, "note": .string(note), "isFood": .bool(false),
+                "disableAmount": .bool(true), "display": .string(note), "title": headings[note].map { .string($0) } ?? .null,
+                "originalText": .null, "referenceId": .string(String(format: "00000000-0000-4000-8000-1000000000%02d", index)),
+            ])
+        })
+    }
+
+    @Test("An ingredient that carried a section heading removed or edited: the heading goes to the one now in its place, within its section", arguments: [
+        ("the first of a section removed: the next one starts it", ["onion", "salt", "pepper"],
+         ["onion": "Base", "salt": "Sauce", "pepper": ""]),
+        ("its text edited: the edited one keeps it", ["2 kg tomatoes", "onion", "salt", "pepper"],
+         ["2 kg tomatoes": "Base", "onion": "", "salt": "Sauce", "pepper": ""]),
+        ("the first of the second section removed", ["1 kg tomatoes", "onion", "pepper"],
+         ["1 kg tomatoes": "Base", "onion": "", "pepper": "Sauce"]),
+        ("one without a heading removed: nothing moves", ["1 kg tomatoes", "salt", "pepper"],
+         ["1 kg tomatoes": "Base", "salt": "Sauce", "pepper": ""]),
+        ("a whole section removed: its heading goes with it (the next section keeps its own)", ["salt", "pepper"],
+         ["salt": "Sauce", "pepper": ""]),
+        ("the last of a section removed with its heading: not given to another section", ["1 kg tomatoes", "onion"],
+         ["1 kg tomatoes": "Base", "onion": ""]),
+    ] as [(String, [String], [String: String])])
+    func headingsMove(_ what: String, ingredients: [String], headings: [String: String]) {
+        var document = Self.captured
+        document["recipeIngredient"] = Self.ingredientList(
+            ["1 kg tomatoes", "onion", "salt", "pepper"], headings: ["1 kg tomatoes": "Base", "salt": "Sauce"])
+        var edited = MealieMapping.fields(of: document)
+        edited.ingredients = ingredients
+        guard case .patch(let body) = MealieMapping.write(edited, over: document, catalog: Self.catalog, newID: Self.ids()) else {
+            Issue.record("no patch"); return
+        }
+        let sent = body["recipeIngredient"]?.elements ?? []
+        #expect(sent.map { $0["note"]?.text ?? "" } == ingredients, "\(what)")
+        #expect(Dictionary(uniqueKeysWithValues: sent.map { ($0["note"]?.text ?? "", $0["title"]?.text ?? "") }) == headings,
+                "\(what)")
+    }
 }

@@ -81,12 +81,45 @@ struct WatchMachineTests {
             before: syncing { $0.longPollFailures = 3 }, event: .passEnded(.done),
             after: idle { $0.longPollFailures = 3 }, actions: [.startLongPoll(at: now + 4)]),
         Row(name: "pass waiting for the network: offline, no long poll, no timer: it waits for a notice",
-            before: syncing(), event: .passEnded(.waitingForNetwork),
+            before: syncing(), event: .passEnded(.waitingForNetwork(unsent: false)),
             after: offline(), actions: []),
         Row(name: "pass waiting for the network after a notice came during it: the question is asked after the debounce",
-            before: syncing { $0.networkChangedDuringPass = true }, event: .passEnded(.waitingForNetwork),
+            before: syncing { $0.networkChangedDuringPass = true }, event: .passEnded(.waitingForNetwork(unsent: false)),
             after: offline { $0.debounce = .init(since: now, until: now + 0.5) },
             actions: [.askReachability(at: now + 0.5)]),
+        Row(name: "pass waiting for the network with work unsent: the connect probe asks again after 2 s",
+            before: syncing(), event: .passEnded(.waitingForNetwork(unsent: true)),
+            after: offline { $0.retryProbe = now + 2 }, actions: [.askReachability(at: now + 2)]),
+        Row(name: "work unsent and a notice during the pass: asked after the debounce, probing after that",
+            before: syncing { $0.networkChangedDuringPass = true }, event: .passEnded(.waitingForNetwork(unsent: true)),
+            after: offline { $0.debounce = .init(since: now, until: now + 0.5); $0.retryProbe = now + 0.5 },
+            actions: [.askReachability(at: now + 0.5)]),
+        Row(name: "the probe finds the server still gone: asked again after 2 s (1 probe so far)",
+            before: offline { $0.retryProbe = now }, event: .reachabilityAnswered(false),
+            after: offline { $0.offlineProbes = 1; $0.retryProbe = now + 2 }, actions: [.askReachability(at: now + 2)]),
+        Row(name: "still gone after 4 probes: the delay doubles (16 s)",
+            before: offline { $0.offlineProbes = 3; $0.retryProbe = now }, event: .reachabilityAnswered(false),
+            after: offline { $0.offlineProbes = 4; $0.retryProbe = now + 16 }, actions: [.askReachability(at: now + 16)]),
+        Row(name: "still gone after many probes: at most a minute between them",
+            before: offline { $0.offlineProbes = 40; $0.retryProbe = now }, event: .reachabilityAnswered(false),
+            after: offline { $0.offlineProbes = 41; $0.retryProbe = now + 60 }, actions: [.askReachability(at: now + 60)]),
+        Row(name: "the probe finds the server back: a pass (no network change needed)",
+            before: offline { $0.offlineProbes = 5; $0.retryProbe = now }, event: .reachabilityAnswered(true),
+            after: syncing { $0.network = .offline; $0.offlineProbes = 5 }, actions: [.startPass]),
+        Row(name: "the pass after the server's return gets through: the probes start over",
+            before: syncing { $0.network = .offline; $0.offlineProbes = 5 }, event: .passEnded(.done),
+            after: idle(), actions: [.startLongPoll(at: now)]),
+        Row(name: "an edit while a probe is pending: the question is dropped, a pass starts (it finds out itself)",
+            before: offline { $0.offlineProbes = 2; $0.retryProbe = now + 4 }, event: .localEdit,
+            after: syncing { $0.network = .offline; $0.offlineProbes = 2 }, actions: [.cancelReachability, .startPass]),
+        Row(name: "a network notice while a probe is pending: one question, after the debounce",
+            before: offline { $0.offlineProbes = 2; $0.retryProbe = now + 30 }, event: .networkChanged,
+            after: offline { $0.offlineProbes = 2; $0.retryProbe = now + 0.5; $0.debounce = .init(since: now, until: now + 0.5) },
+            actions: [.askReachability(at: now + 0.5)]),
+        Row(name: "the server gone while a retry was armed (work waits its turn): probing, not waiting for the network",
+            before: idle { $0.timer = later; $0.longPolling = false; $0.debounce = .init(since: now, until: now) },
+            event: .reachabilityAnswered(false),
+            after: offline { $0.offlineProbes = 1; $0.retryProbe = now + 2 }, actions: [.cancelTimer, .askReachability(at: now + 2)]),
         Row(name: "credentials refused: halted, nothing more on its own",
             before: syncing(), event: .passEnded(.credentialsRefused),
             after: idle { $0.longPolling = false; $0.halted = .credentialsRefused }, actions: []),
@@ -100,7 +133,7 @@ struct WatchMachineTests {
             before: syncing { $0.passWanted = true }, event: .passEnded(.credentialsRefused),
             after: idle { $0.longPolling = false; $0.halted = .credentialsRefused }, actions: []),
         Row(name: "a follow-up wanted while offline: run (the edit is recorded as waiting for the network)",
-            before: syncing { $0.passWanted = true }, event: .passEnded(.waitingForNetwork),
+            before: syncing { $0.passWanted = true }, event: .passEnded(.waitingForNetwork(unsent: false)),
             after: syncing { $0.network = .offline }, actions: [.startPass]),
         Row(name: "a pass that succeeds clears an earlier halt",
             before: syncing { $0.halted = .credentialsRefused }, event: .passEnded(.done),
@@ -136,15 +169,29 @@ struct WatchMachineTests {
         Row(name: "reachable while it was: the long poll is renewed on the new route",
             before: idle { $0.debounce = .init(since: now, until: now) }, event: .reachabilityAnswered(true),
             after: idle(), actions: [.startLongPoll(at: now)]),
-        Row(name: "unreachable while it was reachable: offline, the long poll and the timer stop",
-            before: idle { $0.timer = later }, event: .reachabilityAnswered(false),
-            after: offline(), actions: [.cancelLongPoll, .cancelTimer]),
+        Row(name: "unreachable while it was reachable: offline, the long poll stops",
+            before: idle(), event: .reachabilityAnswered(false),
+            after: offline(), actions: [.cancelLongPoll]),
         Row(name: "an answer during a pass: the pass finds out for itself",
             before: syncing(), event: .reachabilityAnswered(false), after: syncing(), actions: []),
 
         // The long poll.
-        Row(name: "the long poll brings changes: a pass", before: idle { $0.longPollFailures = 2 },
-            event: .longPollAnswered(.changes), after: syncing(), actions: [.startPass]),
+        Row(name: "the long poll brings changes: a pass, whose pull must prove them", before: idle { $0.longPollFailures = 2 },
+            event: .longPollAnswered(.changes), after: syncing { $0.longPollFailures = 2; $0.changesAnnounced = true },
+            actions: [.startPass]),
+        Row(name: "the pass after the long poll's changes moved the cursor: its failures forgiven, renewed at once",
+            before: syncing { $0.longPollFailures = 2; $0.changesAnnounced = true },
+            event: .passEnded(.done, movedCursor: true), after: idle(), actions: [.startLongPoll(at: now)]),
+        Row(name: "the long poll's changes did not move the cursor (passed already, or not in the feed): backs off as a failure",
+            before: syncing { $0.changesAnnounced = true }, event: .passEnded(.done, movedCursor: false),
+            after: idle { $0.longPollFailures = 1 }, actions: [.startLongPoll(at: now + 1)]),
+        Row(name: "the same lie again: the delay doubles",
+            before: syncing { $0.longPollFailures = 3; $0.changesAnnounced = true },
+            event: .passEnded(.done, movedCursor: false),
+            after: idle { $0.longPollFailures = 4 }, actions: [.startLongPoll(at: now + 8)]),
+        Row(name: "a pass that no long poll started: the cursor staying put says nothing",
+            before: syncing { $0.longPollFailures = 0 }, event: .passEnded(.done, movedCursor: false),
+            after: idle(), actions: [.startLongPoll(at: now)]),
         Row(name: "the long poll waited in vain: renewed at once", before: idle { $0.longPollFailures = 2 },
             event: .longPollAnswered(.empty), after: idle(), actions: [.startLongPoll(at: now)]),
         Row(name: "the long poll failed: renewed after 1 s", before: idle(),
@@ -222,6 +269,47 @@ struct WatchMachineTests {
         #expect(WatchMachine.longPollDelay(failures: failures, retryAfter: retryAfter) == expected)
     }
 
+    @Test("the connect probe's back-off: 2 s after none or one, doubling, at most a minute",
+          arguments: [(0, 2.0), (1, 2), (2, 4), (3, 8), (5, 32), (6, 60), (1000, 60), (-3, 2)] as [(Int, TimeInterval)])
+    func offlineProbeDelay(probes: Int, expected: TimeInterval) {
+        #expect(WatchMachine.offlineProbeDelay(probes: probes) == expected)
+    }
+
+    @Test("a server that restarts (no network change here): with an edit waiting, probes back off, then the pass sends it")
+    func serverComesBack() {
+        let (state, steps) = Self.run([
+            (0, .started), (1, .passEnded(.done)), (10, .longPollAnswered(.unreachable)), (10.1, .reachabilityAnswered(false)),
+            (20, .localEdit), (20.5, .passEnded(.waitingForNetwork(unsent: true))),
+            (22.5, .reachabilityAnswered(false)), (24.5, .reachabilityAnswered(false)), (28.5, .reachabilityAnswered(false)),
+            (36.5, .reachabilityAnswered(true)),
+        ])
+        #expect(steps[3] == [])  // nothing to send: it waits for the network, as before
+        #expect(steps[5] == [.askReachability(at: Self.now + 22.5)])
+        #expect(steps[6] == [.askReachability(at: Self.now + 24.5)])
+        #expect(steps[7] == [.askReachability(at: Self.now + 28.5)])
+        #expect(steps[8] == [.askReachability(at: Self.now + 36.5)])
+        #expect(steps[9] == [.startPass])
+        #expect(steps.joined().filter { $0 == Action.startPass }.count == 3)  // the start, the edit, the return: no pass per probe
+        #expect(state.phase == .syncing && state.retryProbe == nil)
+    }
+
+    @Test("a long poll that keeps announcing a change the pull never finds: each pass waits longer for the next")
+    func lyingLongPoll() {
+        var events: [(TimeInterval, WatchMachine.Event)] = [(0, .started), (1, .passEnded(.done, movedCursor: false))]
+        for round in 0..<12 {
+            events += [(Double(round) * 1000 + 2, .longPollAnswered(.changes)),
+                       (Double(round) * 1000 + 3, .passEnded(.done, movedCursor: false))]
+        }
+        let (state, steps) = Self.run(events)
+        let renewals = steps.joined().compactMap { action -> Date? in
+            if case .startLongPoll(let time) = action { return time } else { return nil }
+        }
+        let delays = zip(renewals, events.filter { if case .passEnded = $0.1 { true } else { false } })
+            .map { $0.0.timeIntervalSince(Self.now + $0.1.0) }
+        #expect(delays == [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300], "\(delays)")
+        #expect(state.longPollFailures == 12)
+    }
+
     /// Runs `events` from a fresh watcher at `now` plus each event's offset; the actions of each step, in order.
     static func run(_ events: [(TimeInterval, WatchMachine.Event)]) -> (State, [[Action]]) {
         var state = State()
@@ -249,7 +337,7 @@ struct WatchMachineTests {
     @Test("offline: nothing happens without a notice; the route's return is a pass after the debounce")
     func networkReturns() {
         let (state, steps) = Self.run([
-            (0, .started), (1, .passEnded(.waitingForNetwork)),
+            (0, .started), (1, .passEnded(.waitingForNetwork(unsent: false))),
             (60, .networkChanged), (60.1, .networkChanged), (60.6, .reachabilityAnswered(false)),
             (90, .networkChanged), (90.5, .reachabilityAnswered(true)),
         ])

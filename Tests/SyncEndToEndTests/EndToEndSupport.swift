@@ -207,13 +207,13 @@ final class ServerProcess {
     var url: String { "http://\(host):\(port)" }
 
     /// Without optional requests unless `features` names them (`--features`): the tests written before them keep
-    /// proving the requests every server answers.
+    /// proving the requests every server answers. On a free port unless `port` names one (a server started again).
     init(data: URL, requestLog: URL, token: String? = nil, faults: [String] = [], host: String = "127.0.0.1",
-         features: String = "none", sourceLocation: SourceLocation = #_sourceLocation) throws {
+         port: Int = 0, features: String = "none", sourceLocation: SourceLocation = #_sourceLocation) throws {
         dataDirectory = data
         requestLogURL = requestLog
         self.host = host
-        var arguments = ["--data", data.path, "--host", host, "--port", "0", "--request-log", requestLog.path, "--no-fsync",
+        var arguments = ["--data", data.path, "--host", host, "--port", String(port), "--request-log", requestLog.path, "--no-fsync",
                          "--features", features]
         if let token { arguments += ["--token", token] }
         for fault in faults { arguments += ["--fault", fault] }

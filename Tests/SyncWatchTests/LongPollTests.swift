@@ -21,10 +21,15 @@ struct LongPollTests {
     }
 
     static let change = #"{"seq":8,"uuid":"8d7e4a43-0b0f-4f4b-9a3e-1f2d3c4b5a69","version":2,"deleted":true}"#
+    static let passed = #"{"seq":7,"uuid":"8d7e4a43-0b0f-4f4b-9a3e-1f2d3c4b5a69","version":2,"deleted":true}"#
 
     @Test("each outcome of a long poll is read as the table says", arguments: [
         ("a change after the cursor", .success(page(changes: change, next: 8)), 3.0, WatchMachine.LongPollAnswer.changes),
         ("another server id (reset or another server)", .success(page(server: "other")), 50, .changes),
+        ("only a change the cursor has passed (a server that lies), at once: a failure, so it backs off",
+         .success(page(changes: passed, next: 7)), 0.01, .failed(retryAfter: nil)),
+        ("only a change the cursor has passed, held the whole wait: still no change", .success(page(changes: passed)), 50,
+         .failed(retryAfter: nil)),
         ("held empty for the whole wait", .success(page()), 50, .empty),
         ("held empty for half the wait", .success(page()), 25, .empty),
         ("empty at once: the server does not hold (no busy loop)", .success(page()), 0.01, .failed(retryAfter: nil)),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RecipeModels
 import RecipeStore
+import SyncWatch
 
 /// `recipes status [<id>...]`: where each recipe stands with the server.
 struct StatusCommand: ParsableCommand {
@@ -23,14 +24,17 @@ struct StatusCommand: ParsableCommand {
             formatter.server = context.serverKindOfVersions()
             let recipes = try store.recipes(ids: ids.isEmpty ? nil : store.recipeIDs(ids))
             let notes = Self.folderNotes(context.home)
+            let watcher = WatchStatus.current(of: context.home)
             if json {
-                // The array keeps exactly its keys: what is said about the folders goes to stderr.
+                // The array keeps exactly its keys: what is said about the folders and a struggling watcher goes to
+                // stderr.
                 context.console.out(formatter.statusJSON(recipes))
-                context.console.err(notes.map { "recipes: note: \($0)\n" }.joined())
+                let struggling = watcher.flatMap { $0.unreachableSince != nil || $0.halted != nil ? $0.line : nil }
+                context.console.err((notes + [struggling].compactMap { $0 }).map { "recipes: note: \($0)\n" }.joined())
             } else {
                 context.console.out(
                     formatter.status(recipes) + Self.toCome(store, all: ids.isEmpty) + Self.destination(context) + "\n"
-                        + notes.map { "note: \($0)\n" }.joined())
+                        + (watcher.map { $0.line + "\n" } ?? "") + notes.map { "note: \($0)\n" }.joined())
             }
         }
     }

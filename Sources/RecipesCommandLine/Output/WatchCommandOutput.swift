@@ -84,6 +84,7 @@ final class WatchCommandOutput: WatchOutput {
         case .reloaded: "configuration re-read"
         case .reloadFailed(let message): "could not re-read the configuration, kept the one before: \(message)"
         case .passFailed(let message): "sync could not start: \(message)"
+        case .homeFileChanged(let message): message
         case .stopped: "stopped"
         }
     }
@@ -111,6 +112,7 @@ final class WatchCommandOutput: WatchOutput {
         case .reloaded: pairs.append(("state", .string("reloaded")))
         case .reloadFailed(let message): pairs += [("state", .string("reload-failed")), ("error", .string(message))]
         case .passFailed(let message): pairs += [("state", .string("sync-failed")), ("error", .string(message))]
+        case .homeFileChanged(let message): pairs += [("state", .string("home-changed")), ("error", .string(message))]
         case .stopped: pairs.append(("state", .string("stopped")))
         }
         pairs.append(("time", .string(EventTimestamp.string(time))))
