@@ -254,11 +254,11 @@ struct MealieSyncTests {
                 "\(notAMealie)")
         #expect(try wrongPath.status().first?["state"] as? String == "pending")
 
-        let refused = try MealieHome(url: session.instance.url, token: "not-a-token")
+        let refused = try MealieHome(url: session.instance.url, token: "not-a-token-of-this-mealie")
         _ = try Self.newRecipe(Self.title("Refused"), in: refused, image: false)
         let run = try refused.run(["sync"])
         #expect(run.status == 77, "\(run)")
         #expect(run.stdout.contains("stopped: the server refused the credentials"), "\(run)")
-        #expect(!run.stdout.contains("not-a-token") && !run.stderr.contains("not-a-token"), "\(run)")
+        #expect(!run.stdout.contains("not-a-token-of-this-mealie") && !run.stderr.contains("not-a-token-of-this-mealie"), "\(run)")
     }
 }
