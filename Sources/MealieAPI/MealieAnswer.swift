@@ -49,6 +49,12 @@ public enum MealieAnswer {
         return stampOfRecipe(response, id: id, status: 200, request: "the deletion of recipe \(id.lowercased)").map { _ in true }
     }
 
+    /// Whether Mealie refused a write because another recipe of the group has its slug (a rename to a name that
+    /// slugifies like another recipe's): `400 {"detail":{"message":"Recipe already exists"}}`, nothing written.
+    public static func isNameTaken(_ response: HTTPResponse) -> Bool {
+        response.status == 400 && MealieErrorBody.message(in: response.body)?.hasPrefix("Recipe already exists") == true
+    }
+
     /// `POST /api/recipes/create/zip` answered `201`: the slug of the recipe that request created, a bare JSON string.
     /// Not proof that the archive sent was the one imported (`RecipeCreation` reads the recipe back by id).
     public static func createdSlug(_ response: HTTPResponse) -> Result<String, MealieAnswerError> {

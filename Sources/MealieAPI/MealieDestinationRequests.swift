@@ -123,7 +123,10 @@ public struct MealieDestinationRequests: Sendable {
         case let next:
             throw Self.failure(of: next)
         }
-        switch try await write(fields, id: id, base: recipe.stamp.updatedAt, current: recipe, catalog: tools.map { [.tools: $0] } ?? [:]) {
+        // A title Mealie has already (by its slug) got another name ("Pancakes (1)"): the recipe keeps that name.
+        let chosen = recipe.document["name"]?.text
+        switch try await write(fields, id: id, base: recipe.stamp.updatedAt, current: recipe, catalog: tools.map { [.tools: $0] } ?? [:],
+                               nameInMealie: chosen == fields.title ? nil : chosen) {
         case .written(let written): return .created(written)
         case .stale(let current): return .found(current) // written by someone between two requests: theirs to merge
         case .gone: throw .retry(reason: "recipe \(id.lowercased) was deleted in Mealie right after its creation", after: nil)
@@ -140,24 +143,46 @@ public struct MealieDestinationRequests: Sendable {
 
     /// `write(_:id:base:)` whose first read is `current` when the caller has just read it (the creation's read-back,
     /// the sync's check of the base). `catalog` holds the organizers listed already (the tools a creation listed).
+    /// `nameInMealie` is the name Mealie gave the recipe at its creation when its title was taken.
+    ///
+    /// A rename Mealie refuses because another recipe's name slugifies alike (`400 Recipe already exists`, nothing
+    /// written) is sent again with the next free name of Mealie's form, `Title (1)` … `Title (10)`, the title kept
+    /// beside it (`MealieMapping+Title`); the recipe's other fields go in the same `PATCH`.
     public func write(_ fields: RecipeFields, id: UUID, base: MealieTimestamp, current known: MealieRecipe?,
-               catalog listed: [OrganizerKind: [MealieOrganizer]] = [:]) async throws(MealieFailure) -> WriteOutcome {
+               catalog listed: [OrganizerKind: [MealieOrganizer]] = [:],
+               nameInMealie chosen: String? = nil) async throws(MealieFailure) -> WriteOutcome {
         var catalog = listed
         var known = known
-        for round in 0..<3 {
+        var nameInMealie = chosen
+        var alternatives = 0
+        var round = 0
+        while true {
             // Read (again after organizer requests), so that only one round trip separates the check from the PATCH.
             let fresh: MealieRecipe?
             if let given = known { fresh = given } else { fresh = try await read(id: id) }
             known = nil
             guard let current = fresh else { return .gone }
             guard current.stamp.updatedAt == base else { return .stale(current) }
-            switch MealieMapping.write(fields, over: current.document, catalog: catalog, newID: newID) {
+            switch MealieMapping.write(fields, over: current.document, catalog: catalog, newID: newID, nameInMealie: nameInMealie) {
             case .patch(let body) where body.isEmpty:
                 return .written(current)
             case .patch(let body):
-                return .written(try await patch(id: id, body: body))
+                let result = await send(server.patchRecipe(id: id, body: MealieJSON.object(body).data()))
+                if body["name"] != nil, case .success(let response) = result, MealieAnswer.isNameTaken(response) {
+                    alternatives += 1
+                    guard alternatives <= MealieMapping.alternativeNames else {
+                        throw .refused(message: "Mealie has recipes named \"\(fields.title)\" and \"\(fields.title) (1)\" to "
+                            + "\"\(fields.title) (\(MealieMapping.alternativeNames))\", or named so that their slugs are alike; "
+                            + "rename this one (`recipes title <id> <title>`) and sync again")
+                    }
+                    nameInMealie = MealieMapping.alternativeName(fields.title, alternatives)
+                    known = current // refused: nothing was written, the copy is still Mealie's
+                    continue
+                }
+                return .written(try patched(result, id: id))
             case .createOrganizers(let missing):
-                guard round < 2 else {
+                round += 1
+                guard round < 3 else {
                     throw .retry(reason: "Mealie did not list the \(missing.values.joined().sorted().first ?? "") it was asked to create", after: nil)
                 }
                 for (kind, names) in missing {
@@ -171,7 +196,6 @@ public struct MealieDestinationRequests: Sendable {
                 }
             }
         }
-        throw .retry(reason: "the write of recipe \(id.lowercased) could not be planned", after: nil)
     }
 
     /// Deletes recipe `id` if Mealie's `updatedAt` is still `base` (nil: whatever it is).
@@ -187,7 +211,11 @@ public struct MealieDestinationRequests: Sendable {
     // MARK: Parts
 
     func patch(id: UUID, body: [String: MealieJSON]) async throws(MealieFailure) -> MealieRecipe {
-        let result = await send(server.patchRecipe(id: id, body: MealieJSON.object(body).data()))
+        try patched(await send(server.patchRecipe(id: id, body: MealieJSON.object(body).data())), id: id)
+    }
+
+    /// The recipe as stored after the `PATCH` of it that answered `result`.
+    func patched(_ result: Result<HTTPResponse, TransportError>, id: UUID) throws(MealieFailure) -> MealieRecipe {
         let read = { (response: HTTPResponse) in
             MealieAnswer.wholeRecipe(response, id: id, request: "the update of recipe \(id.lowercased)", missingIsNil: false)
         }

@@ -14,9 +14,11 @@ extension MealieMapping {
             "id": .string(id.uuidString.lowercased()), "name": .string(fields.title),
             "description": .string(fields.description),
         ]
+        let details = fields.details
         let texts: [(String, String)] = [
-            ("recipeYield", fields.recipeYield), ("prepTime", fields.details.prepTime), ("performTime", fields.details.cookTime),
-            ("totalTime", fields.details.totalTime), ("orgURL", fields.details.url),
+            ("recipeYield", fields.recipeYield), ("prepTime", MealieDuration.written(details.prepTime)),
+            ("performTime", MealieDuration.written(details.cookTime)), ("totalTime", MealieDuration.written(details.totalTime)),
+            ("orgURL", details.url),
         ]
         for (key, value) in texts where !value.isEmpty { document[key] = .string(value) }
         let keywords = fields.keywords.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -25,7 +27,8 @@ extension MealieMapping {
             .object(["name": .string($0), "slug": .string(slug($0))])
         })
         document["tools"] = .array(fields.details.tool.compactMap { organizer(named: $0, in: [], catalog: catalog) })
-        // Mealie adds a sample ingredient and step to a recipe that has none; an empty list sent stays empty.
+        // Mealie adds a sample ingredient ("1 Cup Flour") and a sample step to a recipe imported without any, even when
+        // the lists are sent empty: the write after the read-back empties them again.
         document["recipeIngredient"] = .array(ingredients(fields.ingredients, reusing: [], newID: newID))
         document["recipeInstructions"] = .array(instructions(fields.steps, reusing: [], newID: newID))
         if let nutrition = nutrition(fields.details.nutrition, over: nil) { document["nutrition"] = nutrition }

@@ -16,21 +16,27 @@ extension MealieMapping {
     /// is in it only when its value differs from `current`'s, so whatever Mealie holds that `recipes` does not model
     /// is never changed, and a write that changes nothing is no request. `catalog` is the group's organizers
     /// (`GET /api/organizers/{kind}`); `newID` makes the ids of new ingredients and steps (fresh v4 UUIDs).
+    /// `nameInMealie` is the name to give the recipe when its title is taken in Mealie (`MealieMapping+Title`): the
+    /// title then goes beside it in `extras`. Times go in the form Mealie writes them (`MealieDuration`).
     ///
     /// The traps of Mealie 2.0 (docs/mealie.md) are avoided here: `name` always goes with `slug`; every ingredient
     /// carries its `referenceId`, every step its `id`, `summary` and `ingredientReferences`; an ingredient or step
     /// whose text is unchanged is sent back as Mealie gave it; tags, categories and tools are sent exactly as Mealie
     /// lists them.
     public static func write(_ fields: RecipeFields, over current: [String: MealieJSON],
-                             catalog: [OrganizerKind: [MealieOrganizer]], newID: () -> UUID) -> MealieWrite {
+                             catalog: [OrganizerKind: [MealieOrganizer]], newID: () -> UUID,
+                             nameInMealie: String? = nil) -> MealieWrite {
         var patch: [String: MealieJSON] = [:]
-        if fields.title != current["name"]?.text ?? "" {
-            patch["name"] = .string(fields.title)
+        let naming = naming(fields.title, over: current, nameInMealie: nameInMealie)
+        if naming.name != current["name"]?.text ?? "" {
+            patch["name"] = .string(naming.name)
             patch["slug"] = current["slug"] ?? .string("") // any value: Mealie recomputes it from the name
         }
+        let details = fields.details
         let texts: [(String, String)] = [
-            ("description", fields.description), ("recipeYield", fields.recipeYield), ("prepTime", fields.details.prepTime),
-            ("performTime", fields.details.cookTime), ("totalTime", fields.details.totalTime), ("orgURL", fields.details.url),
+            ("description", fields.description), ("recipeYield", fields.recipeYield),
+            ("prepTime", MealieDuration.written(details.prepTime)), ("performTime", MealieDuration.written(details.cookTime)),
+            ("totalTime", MealieDuration.written(details.totalTime)), ("orgURL", details.url),
         ]
         for (key, value) in texts where value != current[key]?.text ?? "" { patch[key] = .string(value) }
 
@@ -58,7 +64,7 @@ extension MealieMapping {
         guard missing.isEmpty else { return .createOrganizers(missing) }
 
         if let nutrition = nutrition(fields.details.nutrition, over: current["nutrition"]) { patch["nutrition"] = nutrition }
-        if let extras = extras(fields, orders: orders, over: current["extras"]) { patch["extras"] = extras }
+        if let extras = extras(fields, orders: orders, title: naming.alias, over: current["extras"]) { patch["extras"] = extras }
         let ingredients = current["recipeIngredient"]?.elements ?? []
         if ingredients.map(ingredientText) != fields.ingredients {
             patch["recipeIngredient"] = .array(self.ingredients(fields.ingredients, reusing: ingredients, newID: newID))
@@ -117,9 +123,11 @@ extension MealieMapping {
         return changed ? .object(members) : nil
     }
 
-    /// Mealie's `extras` with the `recipes.…` keys carrying what Mealie has no field for, and the order of each list of
-    /// organizers (`orders`, by key) that has more than one (and every other key as it is), or nil when it has them.
-    static func extras(_ fields: RecipeFields, orders: [(String, [String])], over current: MealieJSON?) -> MealieJSON? {
+    /// Mealie's `extras` with the `recipes.…` keys carrying what Mealie has no field for, the order of each list of
+    /// organizers (`orders`, by key) that has more than one, and the title kept beside another name (`title`), with
+    /// every other key as it is; nil when it has them.
+    static func extras(_ fields: RecipeFields, orders: [(String, [String])], title: TitleAlias? = nil,
+                       over current: MealieJSON?) -> MealieJSON? {
         let members = current?.members ?? [:]
         var wanted = members.filter { !$0.key.hasPrefix(extrasPrefix) }
         let details = fields.details
@@ -133,6 +141,10 @@ extension MealieMapping {
         }
         for (key, value) in fields.received.other { wanted[extrasPrefix + "other." + key] = .string(value) }
         for (key, names) in orders where names.count > 1 { wanted[extrasPrefix + key] = .string(textListValue(names)) }
+        if let title {
+            wanted[titleKey] = .string(title.title)
+            wanted[titleNameKey] = .string(title.name)
+        }
         return wanted.mapValues(\.text) == members.mapValues(\.text) ? nil : .object(wanted)
     }
 

@@ -6,11 +6,11 @@ import RecipeModels
 ///
 /// | `recipes` (schema.org) | Mealie |
 /// | --- | --- |
-/// | `title` | `name` (with `slug` beside it in a write, or the recipe wedges) |
+/// | `title` | `name` (with `slug` beside it in a write, or the recipe wedges); a name Mealie chose when the title was taken, the title beside it in `extras` |
 /// | `description`, `recipeYield` | `description`, `recipeYield` |
 /// | `keywords` (comma-separated) | `tags[].name` (created when missing) |
 /// | `recipeCategory`, `tool` | `recipeCategory[].name`, `tools[].name` (created when missing) |
-/// | `prepTime`, `cookTime`, `totalTime` | `prepTime`, `performTime` (the web app's cook time), `totalTime` |
+/// | `prepTime`, `cookTime`, `totalTime` | `prepTime`, `performTime` (the web app's cook time), `totalTime`, as Mealie writes times (`1 hour 30 minutes`) |
 /// | `nutrition` | `nutrition` (its eleven properties); the others (`servingSize`) in `extras` |
 /// | `url` | `orgURL` |
 /// | `ingredients` | `recipeIngredient[]`: `note` (`display` for an ingredient Mealie parsed) |
@@ -45,9 +45,9 @@ public enum MealieMapping {
     public static func fields(of recipe: [String: MealieJSON]) -> RecipeFields {
         let extras = recipe["extras"]?.members ?? [:]
         func ours(_ key: String) -> String? { extras[extrasPrefix + key].map(\.text) }
+        let time = { (key: String) in MealieDuration.stored(recipe[key]?.text ?? "") }
         var details = RecipeDetails(
-            prepTime: recipe["prepTime"]?.text ?? "", cookTime: recipe["performTime"]?.text ?? "",
-            totalTime: recipe["totalTime"]?.text ?? "",
+            prepTime: time("prepTime"), cookTime: time("performTime"), totalTime: time("totalTime"),
             recipeCategory: ordered(names(recipe[recipeKey(.categories)]), ours(orderKey(.categories))), recipeCuisine: ours("recipeCuisine").map(textList) ?? [],
             author: ours("author") ?? "", url: recipe["orgURL"]?.text ?? "", nutrition: [:],
             tool: ordered(names(recipe[recipeKey(.tools)]), ours(orderKey(.tools))), suitableForDiet: ours("suitableForDiet").map(textList) ?? [])
@@ -63,7 +63,7 @@ public enum MealieMapping {
             }
         }
         return RecipeFields(
-            title: recipe["name"]?.text ?? "", description: recipe["description"]?.text ?? "",
+            title: title(of: recipe), description: recipe["description"]?.text ?? "",
             recipeYield: recipe["recipeYield"]?.text ?? "", keywords: ordered(names(recipe[recipeKey(.tags)]), ours(orderKey(.tags))).joined(separator: ","),
             ingredients: (recipe["recipeIngredient"]?.elements ?? []).map(ingredientText),
             steps: steps(recipe["recipeInstructions"]?.elements ?? []), details: details,
