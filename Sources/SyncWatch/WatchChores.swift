@@ -135,10 +135,12 @@ struct WatchChores {
         return poller
     }
 
-    /// Sleeps until `time` by the wall clock `now`; false when the task was cancelled meanwhile.
+    /// Sleeps until `time` by the wall clock `now`, read again at least every `WallClockSleep.slice` (a clock moved
+    /// forward wakes it then); false when the task was cancelled meanwhile.
     private static func sleep(until time: Date, now: @Sendable () -> Date) async -> Bool {
-        let delay = time.timeIntervalSince(now())
-        if delay > 0 { try? await Task.sleep(for: .milliseconds(Int64((delay * 1000).rounded(.up)))) }
+        while !Task.isCancelled, let delay = WallClockSleep.next(until: time, now: now()) {
+            try? await Task.sleep(for: .milliseconds(Int64((delay * 1000).rounded(.up))))
+        }
         return !Task.isCancelled
     }
 

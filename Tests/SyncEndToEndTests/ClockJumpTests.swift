@@ -1,6 +1,9 @@
 import Foundation
 import RecipesTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The client's clock jumping, with libfaketime preloaded into the built binary (`LD_PRELOAD`, `FAKETIME`): a retry
 /// wait is a moment on the wall clock, so a clock that moves forward past it sends the recipe, and one set back (a
@@ -72,5 +75,30 @@ struct ClockJumpTests {
         #expect(corrected.status == 0, "the recipe waited for the wrong clock: \(corrected)")
         #expect(try client.status(of: 1)?["state"] as? String == "synced")
         #expect(try server.storedRecipes().count == 1)
+    }
+
+    @Test("a watcher waiting an hour to retry, its clock moved two hours forward (NTP after boot) or set back a month: it sends the recipe within a slice of its sleep, not an hour (or a month) later",
+          arguments: ["+2h", "-30d"])
+    func watcherClockJumps(_ jump: String) throws {
+        let client = Client()
+        try client.createRecipes(1, imageSize: 8 * 1024)
+        let server = try client.startServer(faults: ["PUT /v1/images/*: status=503 retry-after=3600 first=1"])
+        defer { server.stop() }
+        // The clock the watcher reads is libfaketime's, from a file read at every call; the monotonic clock its
+        // sleeps run on is left alone, as a real clock jump leaves it.
+        let clock = client.folder.appendingPathComponent("faketime")
+        try "+0\n".write(to: clock, atomically: true, encoding: .utf8)
+        client.extraEnvironment = [
+            "LD_PRELOAD": try Self.libfaketime(), "FAKETIME_TIMESTAMP_FILE": clock.path, "FAKETIME_NO_CACHE": "1",
+            "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+        ]
+        let watcher = try startWatcher(client)
+        defer { watcher.send(SIGTERM) }
+        #expect(waitUntil(timeout: 60) { (try? client.status(of: 1)?["state"] as? String) == "waiting" }, "\(watcher.stdout)")
+        try "\(jump)\n".write(to: clock, atomically: true, encoding: .utf8)
+        #expect(waitUntil(timeout: 120) { (try? server.storedRecipes().count) == 1 },
+                "the watcher slept the hour: \(watcher.stdout) \(watcher.stderr)")
+        watcher.send(SIGTERM)
+        #expect(watcher.result(timeout: 60).status == 0)
     }
 }
