@@ -132,7 +132,7 @@ extension HTTPDestination {
         guard response.status == 200 else { throw failure(response, what: what) }
         switch ServerAPI.missingAnswer(response, asked: images) {
         case .success(let flags): return flags
-        case .failure(let unexpected): throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
+        case .failure(let unexpected): throw StepFailure(unexpected.stepKind, "\(what): \(unexpected)")
         }
     }
 
@@ -152,7 +152,7 @@ extension HTTPDestination {
             guard response.status == 200 else { throw failure(response, what: what) }
             switch ServerAPI.batchResults(response, writes: part) {
             case .success(let results): answers += results
-            case .failure(let unexpected): throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
+            case .failure(let unexpected): throw StepFailure(unexpected.stepKind, "\(what): \(unexpected)")
             }
         }
         return answers

@@ -97,7 +97,7 @@ struct HTTPDestination: Destination {
         switch ServerAPI.imageAcknowledgement(response, sha256: image.sha256) {
         case .success: return imageName(sha256: image.sha256, of: recipe)
         case .failure(let unexpected):
-            throw StepFailure(.transient(retryAfter: nil), "image \(image.sha256.prefix(12)): \(unexpected)")
+            throw StepFailure(unexpected.stepKind, "image \(image.sha256.prefix(12)): \(unexpected)")
         }
     }
 
@@ -140,7 +140,7 @@ struct HTTPDestination: Destination {
             case .success(let acknowledged):
                 throw StepFailure(.permanent, "recipe: the server acknowledged version \(acknowledged) instead of \(write.version ?? 0)")
             case .failure(let unexpected):
-                throw StepFailure(.transient(retryAfter: nil), "\(what): \(unexpected)")
+                throw StepFailure(unexpected.stepKind, "\(what): \(unexpected)")
             }
         case 412:
             // A tombstone's version in the answer is the copy itself: nothing to read.
@@ -175,7 +175,7 @@ struct HTTPDestination: Destination {
             throw failure(response, what: "delete")
         }
         if case .failure(let unexpected) = ServerAPI.deletionAcknowledgement(response) {
-            throw StepFailure(.transient(retryAfter: nil), "delete: \(unexpected)")
+            throw StepFailure(unexpected.stepKind, "delete: \(unexpected)")
         }
         return .deleted
     }

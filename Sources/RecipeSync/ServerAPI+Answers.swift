@@ -49,6 +49,14 @@ public struct UnexpectedAnswer: Error, Sendable, Equatable, CustomStringConverti
         return "the server answered HTTP \(status) with \(what); nothing was marked synced"
     }
 
+    /// How a step fails on this answer. An HTML page where the server's answer was expected is a captive portal's or
+    /// a proxy's sign-in page, like a redirect to one: not the server answering, so the recipe stays due with no
+    /// attempt counted and the next run sends it (counted, a café's portal would have failed every recipe for good
+    /// after the retry limit's runs). Any other answer may be a server's fault that repeats: transient, counted.
+    var stepKind: StepFailure.Kind {
+        problem == .htmlPage ? .later : .transient(retryAfter: nil)
+    }
+
     /// `text` cut to 120 characters with control characters replaced, for a message.
     static func printable(_ text: String) -> String {
         let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.prefix(120).map { scalar in

@@ -27,6 +27,9 @@ public final class LoopbackFaultProxy: Sendable {
         case unavailable(retryAfter: String)
         /// Answers `status` (a `3xx`) with this `Location` and an HTML page, without forwarding: a captive portal.
         case redirect(status: Int, location: String)
+        /// Answers `200 OK` with an HTML sign-in page, without forwarding: a captive portal that serves its page in
+        /// the place of every answer.
+        case portalPage
         /// Forwards the request and relays the answer with its `Upload-Offset` lowered by this many bytes (when that
         /// leaves it above zero): the client is told of less than the upstream kept, as an answer to an earlier ask
         /// would be after another upload went on.
@@ -194,6 +197,13 @@ public final class LoopbackFaultProxy: Sendable {
                 let page = "<html><body><a href=\"\(location)\">Sign in to the network</a></body></html>"
                 let answer = "HTTP/1.1 \(status) Found\r\nLocation: \(location)\r\nContent-Type: text/html\r\n"
                     + "Content-Length: \(page.utf8.count)\r\n\r\n\(request.method == "HEAD" ? "" : page)"
+                count { $0.unavailable += 1 } // counted with the other answers the proxy gives itself
+                guard SocketReader.writeAll(client, Data(answer.utf8)) else { return }
+                continue
+            case .portalPage:
+                let page = "<html><body><form action=\"/login\">Sign in to the network</form></body></html>"
+                let answer = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(page.utf8.count)\r\n\r\n"
+                    + (request.method == "HEAD" ? "" : page)
                 count { $0.unavailable += 1 } // counted with the other answers the proxy gives itself
                 guard SocketReader.writeAll(client, Data(answer.utf8)) else { return }
                 continue

@@ -61,4 +61,39 @@ struct CaptivePortalTests {
             #expect(server.storedImages().count == 1)
         }
     }
+
+    @Test("a portal's 200 page in the place of the uploads' answers, run after run: no attempt counted, no recipe failed, the next run through sends them",
+          arguments: [["PUT"], ["PUT", "POST"]])
+    func portalPageThenServer(methods: [String]) async throws {
+        try await withSyncServer(token: Self.token) { server in
+            let proxy = try LoopbackFaultProxy(upstreamURL: server.baseURL)
+            defer { proxy.stop() }
+            proxy.add(.portalPage, times: 1_000_000) { methods.contains($0.method) }
+            let home = try ClientHome()
+            let soup = try home.makeRecipe("Soup", image: pngBytes(size: 1024, seed: 1))
+            let bread = try home.makeRecipe("Bread")
+            let settings = SyncSettings(
+                api: ServerAPI(baseURL: proxy.baseURL), token: Self.token, probe: .constant(true),
+                random: FixedRandomSource(1), pollInterval: .milliseconds(10), maxAttempts: 2, baseDelay: .milliseconds(5),
+                maxDelay: .seconds(1), networkPollInterval: .milliseconds(20))
+            func run() async throws -> SyncSummary {
+                try await SyncRun(store: home.store, settings: settings, options: SyncOptions(maxWait: .seconds(5)),
+                                  emit: EventRecorder().emit).run()
+            }
+            // More runs than the attempts a recipe has before it fails for good.
+            for _ in 0..<3 {
+                let summary = try await run()
+                #expect(summary.failed == 0 && summary.verdict == .workLeft, "\(summary)")
+            }
+            for id in [soup.id, bread.id] {
+                let recipe = try home.recipe(id)
+                #expect(recipe.sync.state == .pending && recipe.sync.attempts == 0, "\(recipe.sync)")
+                #expect(recipe.sync.lastError?.contains("an HTML page instead of the recipe server's answer") == true, "\(recipe.sync)")
+            }
+            proxy.clearRules()
+            let through = try await run()
+            #expect(through.done == 2 && through.failed == 0 && through.verdict == .complete, "\(through)")
+            for id in [soup.id, bread.id] { #expect(try home.recipe(id).sync.state == .synced) }
+        }
+    }
 }
