@@ -21,13 +21,17 @@ public enum DestinationDiagnosis: Sendable, Equatable {
     case tlsToPlainHTTP(String)
     /// `http://` in server.url, and the server expects TLS: a set-up mistake.
     case plainHTTPToTLS(String)
+    /// TLS with a certificate this device does not trust: a server signed by a CA it lacks (server.ca_bundle), or a
+    /// captive portal answering in the server's place. The run stops and no recipe is marked failed (a retry after
+    /// signing in, or with the CA, gets through): a set-up mistake until then.
+    case untrustedCertificate(String)
     /// Nothing about the destination as such (a server error, a refusal of one recipe, a timeout mid-transfer).
     case other
 
     /// Whether a person must change the set-up (server.url, the server) for any sync to work.
     public var isSetUpMistake: Bool {
         switch self {
-        case .notARecipesServer, .tlsToPlainHTTP, .plainHTTPToTLS: true
+        case .notARecipesServer, .tlsToPlainHTTP, .plainHTTPToTLS, .untrustedCertificate: true
         case .offline, .nothingListening, .other: false
         }
     }
@@ -36,7 +40,7 @@ public enum DestinationDiagnosis: Sendable, Equatable {
     public var words: String? {
         switch self {
         case .offline(let words), .nothingListening(let words), .notARecipesServer(let words), .tlsToPlainHTTP(let words),
-            .plainHTTPToTLS(let words):
+            .plainHTTPToTLS(let words), .untrustedCertificate(let words):
             words
         case .other:
             nil
@@ -105,6 +109,12 @@ public enum DestinationDiagnosis: Sendable, Equatable {
             }
             if destination.scheme == "http", lowered.contains("http/0.9") {
                 return plainHTTPToTLS(target, destination)
+            }
+            if kind == .tls {
+                return .untrustedCertificate(
+                    "the TLS certificate of \(target) is not trusted here (\(message)); behind a captive portal, sign in to "
+                        + "the network; otherwise set server.ca_bundle (or RECIPES_CA_BUNDLE) to the PEM file of the CA "
+                        + "that signed it. Nothing was sent; the recipes are still to send")
             }
             if kind == .connectionRefused, lowered.contains("refused") { return nothingListening(target, scheme: destination.scheme) }
             if kind == .dnsFailure { return classify(.connect(.unresolved), of: destination) }

@@ -5,7 +5,7 @@ import Transport
 
 @Suite("What a failure to reach the server means: the network (try later) or the set-up (fix server.url)")
 struct DestinationDiagnosisTests {
-    enum Meaning: Equatable { case offline, nothingListening, notARecipesServer, tlsToPlainHTTP, plainHTTPToTLS, other }
+    enum Meaning: Equatable { case offline, nothingListening, notARecipesServer, tlsToPlainHTTP, plainHTTPToTLS, untrustedCertificate, other }
 
     static func meaning(_ diagnosis: DestinationDiagnosis) -> Meaning {
         switch diagnosis {
@@ -14,6 +14,7 @@ struct DestinationDiagnosisTests {
         case .notARecipesServer: .notARecipesServer
         case .tlsToPlainHTTP: .tlsToPlainHTTP
         case .plainHTTPToTLS: .plainHTTPToTLS
+        case .untrustedCertificate: .untrustedCertificate
         case .other: .other
         }
     }
@@ -31,7 +32,11 @@ struct DestinationDiagnosisTests {
             ("https://127.0.0.1:8080", .transport(.other, message: wrongVersion), .tlsToPlainHTTP),
             ("https://127.0.0.1:8080", .transport(.tls, message: wrongVersion), .tlsToPlainHTTP),
             ("http://127.0.0.1:8080", .transport(.other, message: wrongVersion), .other),
-            ("https://r.example.org", .transport(.tls, message: "SSL certificate problem: unable to get local issuer"), .other),
+            // A CA this device lacks, or a captive portal answering for the server: no recipe parked, the run stops.
+            ("https://r.example.org", .transport(.tls, message: "SSL certificate problem: unable to get local issuer"),
+             .untrustedCertificate),
+            ("https://r.example.org", .transport(.tls, message: "SSL: no alternative certificate subject name matches"),
+             .untrustedCertificate),
             ("http://127.0.0.1:8443", .transport(.malformedAnswer, message: "Received HTTP/0.9 when not allowed"), .plainHTTPToTLS),
             ("http://127.0.0.1:8080", .transport(.timeout, message: "Operation timed out"), .other),
             ("http://127.0.0.1:8080", .transport(.connectionLost, message: "Recv failure: Connection reset by peer"), .other),
@@ -49,7 +54,7 @@ struct DestinationDiagnosisTests {
         let destination = try #require(DestinationDiagnosis.Destination(url: url))
         let diagnosis = DestinationDiagnosis.classify(observation, of: destination)
         #expect(Self.meaning(diagnosis) == meaning)
-        let mistakes: [Meaning] = [.notARecipesServer, .tlsToPlainHTTP, .plainHTTPToTLS]
+        let mistakes: [Meaning] = [.notARecipesServer, .tlsToPlainHTTP, .plainHTTPToTLS, .untrustedCertificate]
         #expect(diagnosis.isSetUpMistake == mistakes.contains(meaning))
         #expect((diagnosis.words == nil) == (meaning == .other))
     }

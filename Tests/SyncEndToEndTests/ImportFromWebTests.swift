@@ -265,7 +265,7 @@ struct ImportFromWebTests {
 
 /// The transport tests' HTTPS endpoint (python3's http.server behind TLS with a certificate of a test CA), answering
 /// every GET with `200 secure`; it stops when this is released.
-private final class HTTPSSite {
+final class HTTPSSite {
     let port: Int
     private let process = Process()
     private let input = Pipe()
