@@ -201,6 +201,10 @@ public final class SyncRun: Sendable {
             _ = try? store.collectImageGarbage(isOwnerAlive: settings.isOwnerAlive)
         }
         if let error = setupFailure.withLock({ $0 }) { throw error }
+        if settings.kind == .http, tally.withLock({ $0.setupProblem != nil }),
+           let words = await MealieHint.words(baseURL: api.baseURL, client: client) {
+            tally.withLock { $0.setupProblem = words }
+        }
         let fallbacks = destination.fallbacks()
         return tally.withLock { tally in
             tally.fallbacks = fallbacks

@@ -78,4 +78,22 @@ extension MealieSyncTests {
         #expect(after["performTime"] as? String == "1 hour 30 minutes")
         #expect(try home.show("1")["totalTime"] as? String == "about two hours")
     }
+
+    @Test("A home of kind http (a recipes server) pointed at a Mealie: the run stops with \"set server.kind mealie\", exit 1, nothing sent")
+    func httpKindAtAMealie() async throws {
+        let session = try await MealieSession.shared()
+        let home = try MealieHome(url: session.instance.url, token: session.instance.token)
+        #expect(try home.run(["config", "set", "server.kind", "http"]).status == 0)
+        let title = Self.title("Wrong kind")
+        _ = try Self.newRecipe(title, in: home, image: false)
+        let run = try home.run(["sync"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stdout.contains("sync: stopped: server.url \(session.instance.url) is a Mealie"), "\(run)")
+        #expect(run.stdout.contains("set `recipes config set server.kind mealie`"), "\(run)")
+        #expect(try home.status().first?["state"] as? String == "pending")
+        #expect(try await session.count(title) == 0)
+        #expect(try home.run(["config", "set", "server.kind", "mealie"]).status == 0)
+        #expect(try home.run(["sync"]).status == 0)
+        #expect(try await session.count(title) == 1)
+    }
 }
