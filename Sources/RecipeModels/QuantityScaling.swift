@@ -3,21 +3,28 @@ import Foundation
 /// Scales the quantities of a recipe's text: the number an ingredient line starts with and the yield's own number.
 ///
 /// Read: integers (`2`), decimals (`1.5`, `1,5`), fractions (`1/2`, `½`, `1⁄2`), mixed numbers (`1 1/2`, `1½`) and
-/// ranges of them (`2-3`, `2–3`, `2 to 3`). Written back in the style they came in: an integer or decimal as a decimal
-/// (its comma kept), a fraction as the nearest half, third, quarter or eighth when one is that near, else a decimal.
+/// ranges of them (`2-3`, `2–3`, `2 to 3`). Written back as a cook writes them:
+/// - in a metric unit (`g`, `ml`, `kg`, `l`, …) as a decimal (its comma kept): whole grams and millilitres from 10
+///   up, one decimal below; kilograms and litres to the hundredth below 10;
+/// - a decimal in any other unit as a decimal;
+/// - an integer or a fraction in any other unit (cups, spoons, cans, eggs) as the nearest eighth or third, a mixed
+///   number from 1 (`1½`), the nearest half from 10; with the vulgar fraction characters (`½ ⅓ ¼ ⅔ ¾ ⅛`) unless
+///   the line wrote its fraction in ASCII (`1/2`); a decimal for less than a sixteenth, which no spoon measures;
+/// - the unit or noun counted after it in the singular for one or less, else the plural (`¾ cup`, `1½ cups`,
+///   `1 egg`; `QuantityWords`).
 /// Text that holds no quantity where one is looked for is left as written.
 public enum QuantityScaling {
     /// The ingredient line with its leading quantity multiplied by `factor`; unchanged when it starts with none.
     public static func scale(ingredient line: String, by factor: Double) -> String {
         let start = line.firstIndex { !$0.isWhitespace } ?? line.endIndex
         guard let quantity = Quantity.read(line, at: start) else { return line }
-        return line.replacingCharacters(in: quantity.range, with: quantity.scaled(by: factor))
+        return quantity.replaced(in: line, by: factor)
     }
 
     /// The yield with its first quantity multiplied by `factor` (`Serves 4` → `Serves 8`); unchanged without one.
     public static func scale(yield text: String, by factor: Double) -> String {
         guard let quantity = firstQuantity(in: text) else { return text }
-        return text.replacingCharacters(in: quantity.range, with: quantity.scaled(by: factor))
+        return quantity.replaced(in: text, by: factor)
     }
 
     /// How many the yield makes: its first quantity (the lower end of a range), or nil when it has none.
@@ -49,17 +56,29 @@ public enum QuantityScaling {
 
         /// How a number was written, which is how its scaled value is written.
         enum Style: Equatable {
-            /// An integer or a decimal, with its decimal separator.
+            /// An integer (`2`, `1,000`).
+            case whole
+            /// A decimal, with its decimal separator.
             case decimal(separator: Character)
             /// A fraction or mixed number: ASCII (`1 1/2`) or with a vulgar fraction character (`1½`).
             case fraction(unicode: Bool)
         }
 
-        /// The quantity as written after multiplying it by `factor`.
-        func scaled(by factor: Double) -> String {
-            let first = QuantityScaling.format(low * factor, style: style)
-            guard let high else { return first }
-            return first + high.separator + QuantityScaling.format(high.value * factor, style: style)
+        /// `text` (which the quantity is in) with the quantity multiplied by `factor`, and the unit or noun after it
+        /// in the singular or plural that the new amount takes.
+        func replaced(in text: String, by factor: Double) -> String {
+            let after = text[range.upperBound...]
+            let metric = QuantityWords.metric(after: after)
+            let first = QuantityScaling.format(low * factor, style: style, metric: metric)
+            var written = first.text
+            var largest = first.value
+            if let high {
+                let second = QuantityScaling.format(high.value * factor, style: style, metric: metric)
+                written += high.separator + second.text
+                largest = second.value
+            }
+            let rest = metric == nil ? QuantityWords.inflected(after, one: largest <= 1) : String(after)
+            return String(text[..<range.lowerBound]) + written + rest
         }
 
         /// The quantity that starts at `start` of `text`, if one does.
@@ -107,7 +126,7 @@ public enum QuantityScaling {
                 let digitsText = String(text[after..<fractionEnd])
                 if separator == "," && count == 3 {
                     guard let value = Double(String(text[start..<wholeEnd]) + digitsText) else { return nil }
-                    return (value, .decimal(separator: "."), fractionEnd)
+                    return (value, .whole, fractionEnd)
                 }
                 guard let value = Double(String(text[start..<wholeEnd]) + "." + digitsText) else { return nil }
                 return (value, .decimal(separator: separator), fractionEnd)
@@ -130,7 +149,7 @@ public enum QuantityScaling {
             }
         }
         end = wholeEnd
-        return (whole, .decimal(separator: "."), end)
+        return (whole, .whole, end)
     }
 
     /// The ASCII digits starting at `start` as a number, and where they end.
@@ -143,25 +162,49 @@ public enum QuantityScaling {
         return (value, end)
     }
 
-    /// `value` written in `style`.
-    static func format(_ value: Double, style: Quantity.Style) -> String {
-        switch style {
-        case .decimal(let separator):
-            return decimal(value).replacingOccurrences(of: ".", with: String(separator))
-        case .fraction(let unicode):
-            let whole = value.rounded(.down)
-            let part = value - whole
-            if part < 0.01 { return decimal(whole) }
-            if part > 0.99 { return decimal(whole + 1) }
-            let fractions: [(Double, String, String)] = [
-                (1.0 / 2, "1/2", "½"), (1.0 / 3, "1/3", "⅓"), (2.0 / 3, "2/3", "⅔"), (1.0 / 4, "1/4", "¼"),
-                (3.0 / 4, "3/4", "¾"), (1.0 / 8, "1/8", "⅛"), (3.0 / 8, "3/8", "⅜"), (5.0 / 8, "5/8", "⅝"),
-                (7.0 / 8, "7/8", "⅞"),
-            ]
-            guard let near = fractions.first(where: { abs($0.0 - part) < 0.01 }) else { return decimal(value) }
-            if whole == 0 { return unicode ? near.2 : near.1 }
-            return unicode ? decimal(whole) + near.2 : decimal(whole) + " " + near.1
+    /// `value` written in `style` before a `metric` unit (nil: any other), and the value as written.
+    static func format(_ value: Double, style: Quantity.Style, metric: QuantityWords.Metric?) -> (text: String, value: Double) {
+        let separator: Character = if case .decimal(let separator) = style { separator } else { "." }
+        func decimalText(_ value: Double) -> (text: String, value: Double) {
+            let text = decimal(value)
+            return (text.replacingOccurrences(of: ".", with: String(separator)), Double(text) ?? value)
         }
+        switch (metric, style) {
+        case (.fine?, _):
+            return decimalText(value >= 10 ? value.rounded() : (value * 10).rounded() / 10)
+        case (.coarse?, _), (nil, .decimal):
+            return decimalText(value)
+        case (nil, .whole):
+            return fraction(value, unicode: true) ?? decimalText(value)
+        case (nil, .fraction(let unicode)):
+            return fraction(value, unicode: unicode) ?? decimalText(value)
+        }
+    }
+
+    /// The fractions a cook measures, by value: eighths and thirds.
+    static let measuredFractions: [(value: Double, ascii: String, unicode: String)] = [
+        (1.0 / 8, "1/8", "⅛"), (1.0 / 4, "1/4", "¼"), (1.0 / 3, "1/3", "⅓"), (3.0 / 8, "3/8", "⅜"), (1.0 / 2, "1/2", "½"),
+        (5.0 / 8, "5/8", "⅝"), (2.0 / 3, "2/3", "⅔"), (3.0 / 4, "3/4", "¾"), (7.0 / 8, "7/8", "⅞"),
+    ]
+
+    /// `value` as the nearest fraction a cook measures (halves only from 10), a mixed number from 1; nil for less
+    /// than a sixteenth (no spoon measures it: written as a decimal) or a value too large to be a whole `Int64`.
+    static func fraction(_ value: Double, unicode: Bool) -> (text: String, value: Double)? {
+        guard value >= 1.0 / 16, value < 1e15 else { return nil }
+        var whole = value.rounded(.down)
+        let part = value - whole
+        let candidates = [(value: 0.0, ascii: "", unicode: "")]
+            + (value >= 10 ? measuredFractions.filter { $0.value == 0.5 } : measuredFractions)
+            + [(value: 1.0, ascii: "", unicode: "")]
+        // The nearest; of two as near, the larger.
+        var nearest = candidates[0]
+        for candidate in candidates where abs(candidate.value - part) <= abs(nearest.value - part) { nearest = candidate }
+        if nearest.value == 1 { whole += 1 }
+        let wholeText = whole > 0 ? String(Int64(whole)) : ""
+        let fractionText = unicode ? nearest.unicode : nearest.ascii
+        let separator = !unicode && !wholeText.isEmpty && !fractionText.isEmpty ? " " : ""
+        let amount = whole + (nearest.value == 1 ? 0 : nearest.value)
+        return (wholeText + separator + fractionText, amount)
     }
 
     /// A decimal as a cook reads it: to the hundredth below 10, the tenth below 100, else whole; no trailing zeros.

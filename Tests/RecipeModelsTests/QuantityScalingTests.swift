@@ -13,7 +13,7 @@ struct QuantityScalingTests {
         ("0,5 l Milch", 3, "1,5 l Milch"),
         ("250 ml double cream", 1.5, "375 ml double cream"),
         ("125 g butter, softened", 1.5, "188 g butter, softened"),
-        ("75 g caster sugar", 0.5, "37.5 g caster sugar"),
+        ("75 g caster sugar", 0.5, "38 g caster sugar"),
         ("2 tbsp olive oil", 2, "4 tbsp olive oil"),
         ("1 tsp ground cumin", 3, "3 tsp ground cumin"),
         ("1 litre chicken stock", 0.5, "0.5 litre chicken stock"),
@@ -22,16 +22,16 @@ struct QuantityScalingTests {
         // US
         ("2 cups all-purpose flour", 2, "4 cups all-purpose flour"),
         ("1/2 cup sugar", 2, "1 cup sugar"),
-        ("3/4 cup milk", 2, "1 1/2 cup milk"),
+        ("3/4 cup milk", 2, "1 1/2 cups milk"),
         ("1 1/2 cups chicken broth", 2, "3 cups chicken broth"),
         ("2 1/4 teaspoons active dry yeast", 2, "4 1/2 teaspoons active dry yeast"),
         ("1/3 cup vegetable oil", 2, "2/3 cup vegetable oil"),
         ("1/4 teaspoon salt", 0.5, "1/8 teaspoon salt"),
-        ("1 (14.5 ounce) can diced tomatoes", 2, "2 (14.5 ounce) can diced tomatoes"),
+        ("1 (14.5 ounce) can diced tomatoes", 2, "2 (14.5 ounce) cans diced tomatoes"),
         ("8 ounces cream cheese, softened", 1.5, "12 ounces cream cheese, softened"),
-        ("1 pound ground beef", 2, "2 pound ground beef"),
+        ("1 pound ground beef", 2, "2 pounds ground beef"),
         ("2 large eggs", 1.5, "3 large eggs"),
-        ("1 stick (1/2 cup) unsalted butter", 2, "2 stick (1/2 cup) unsalted butter"),
+        ("1 stick (1/2 cup) unsalted butter", 2, "2 sticks (1/2 cup) unsalted butter"),
         ("1 1⁄2 cups flour", 2, "3 cups flour"),
         // Vulgar fractions and mixed numbers
         ("½ tsp salt", 2, "1 tsp salt"),
@@ -39,16 +39,16 @@ struct QuantityScalingTests {
         ("1½ lemons, juiced", 2, "3 lemons, juiced"),
         ("1 ½ tbsp honey", 2, "3 tbsp honey"),
         ("⅓ cup cocoa powder", 2, "⅔ cup cocoa powder"),
-        ("¾ cup buttermilk", 2, "1½ cup buttermilk"),
+        ("¾ cup buttermilk", 2, "1½ cups buttermilk"),
         // Ranges
         ("2-3 tbsp water", 2, "4-6 tbsp water"),
         ("3–4 ripe bananas", 2, "6–8 ripe bananas"),
         ("1 to 2 red chillies", 2, "2 to 4 red chillies"),
         ("1/2-1 tsp chilli flakes", 2, "1-2 tsp chilli flakes"),
         ("10 - 12 cherry tomatoes", 0.5, "5 - 6 cherry tomatoes"),
-        // A quantity that cannot be written as a near fraction comes out as a decimal
+        // A quantity between two measures is written as the nearest (of two as near, the larger)
         ("1/3 cup rice", 1.5, "1/2 cup rice"),
-        ("1/8 tsp cayenne", 1.5, "0.19 tsp cayenne"),
+        ("1/8 tsp cayenne", 1.5, "1/4 tsp cayenne"),
         // Text without a quantity at its start is left as written
         ("Salt and pepper, to taste", 2, "Salt and pepper, to taste"),
         ("A pinch of saffron", 2, "A pinch of saffron"),
@@ -64,6 +64,38 @@ struct QuantityScalingTests {
         #expect(QuantityScaling.scale(ingredient: line, by: factor) == expected)
     }
 
+    @Test("scaled as cooks write it: fractions a spoon or cup measures, mixed numbers, the unit or noun in the singular for one or less", arguments: [
+        ("1 onion", 0.5, "½ onion"),
+        ("3 cloves garlic", 0.5, "1½ cloves garlic"),
+        ("2 eggs", 0.5, "1 egg"),
+        ("1 egg, beaten", 3, "3 eggs, beaten"),
+        ("2 egg yolks", 0.5, "1 egg yolk"),
+        ("10 cherry tomatoes", 0.1, "1 cherry tomato"),
+        ("1 egg white", 2, "2 egg whites"),
+        ("1 lemon juice", 2, "2 lemon juice"), // a thing's name before another word: not what is counted
+        ("1/4 cup crumbled feta", 0.5, "1/8 cup crumbled feta"),
+        ("1 1/2 cups passata", 0.5, "3/4 cup passata"),
+        ("1 cup flour", 0.33, "⅓ cup flour"),
+        ("1 cup flour", 0.4, "⅜ cup flour"),
+        ("2 cups milk", 0.375, "¾ cup milk"),
+        ("1 tablespoon honey", 3, "3 tablespoons honey"),
+        ("3 Tablespoons Butter", 1.0 / 3, "1 Tablespoon Butter"),
+        ("4 large potatoes, peeled", 0.25, "1 large potato, peeled"),
+        ("2 bay leaves", 0.5, "1 bay leaves"), // "bay" is no unit nor thing the table knows: left as written
+        ("1 loaf bread", 2, "2 loaves bread"),
+        ("12 eggs", 1.1, "13 eggs"), // from 10 up, to the nearest half
+        ("12 eggs", 1.125, "13½ eggs"),
+        ("1/4 tsp salt", 0.1, "0.03 tsp salt"), // less than a sixteenth: no spoon measures it
+        ("1 kg flour", 0.333, "0.33 kg flour"),
+        ("1.5 cups stock", 0.5, "0.75 cup stock"), // a decimal stays one
+        ("500 ml milk", 0.33, "165 ml milk"),
+        ("5 g yeast", 0.33, "1.7 g yeast"),
+        ("2 (400 g) tins tomatoes", 0.5, "1 (400 g) tin tomatoes"),
+    ] as [(String, Double, String)])
+    func cooksWriting(_ line: String, _ factor: Double, _ expected: String) {
+        #expect(QuantityScaling.scale(ingredient: line, by: factor) == expected)
+    }
+
     @Test("the table holds at least 40 lines of every kind")
     func tableSize() {
         #expect(Self.lines.count >= 40)
@@ -71,7 +103,7 @@ struct QuantityScalingTests {
 
     @Test("the yield's first number scales wherever it stands, and is the servings scaling starts from", arguments: [
         ("4 servings", 2.0, "8 servings", 4.0), ("Serves 4-6", 2, "Serves 8-12", 4), ("Makes 12 cookies", 0.5, "Makes 6 cookies", 12),
-        ("1 loaf", 2, "2 loaf", 1), ("2 (9-inch) pies", 1.5, "3 (9-inch) pies", 2),
+        ("1 loaf", 2, "2 loaves", 1), ("2 (9-inch) pies", 1.5, "3 (9-inch) pies", 2),
     ])
     func scalesYield(_ yield: String, _ factor: Double, _ expected: String, _ servings: Double) {
         #expect(QuantityScaling.scale(yield: yield, by: factor) == expected)
