@@ -8,7 +8,7 @@ public enum UnitSystem: String, Sendable, CaseIterable {
 }
 
 /// A recipe's quantities in the other system of measures, where that is sound: a volume to a volume and a weight to a
-/// weight (a cup of flour to grams needs the flour's density, which a recipe does not give: left as written), and
+/// weight (a cup of flour becomes 237 ml, not grams: that needs the flour's density, which a recipe does not give), and
 /// oven temperatures in the steps. The unit after an ingredient's leading quantity decides (`1 cup flour` →
 /// `240 ml flour`, `8 oz cream cheese` → `225 g cream cheese`); the amount is written as `QuantityScaling` writes a
 /// scaled one (whole grams and millilitres from 10 up, cups and spoons in eighths and thirds). Temperatures: a
@@ -45,6 +45,14 @@ public enum UnitConversion {
         add(["lb", "lbs", "pound", "pounds"], .us, .weight, 453.592)
         return units
     }()
+
+    /// `content` with its ingredients' quantities and its steps' oven temperatures in `system`.
+    public static func converted(_ content: RecipeContent, to system: UnitSystem) -> RecipeContent {
+        var converted = content
+        converted.ingredients = content.ingredients.map { convert(ingredient: $0, to: system) }
+        converted.steps = content.steps.map { Step(text: convert(temperatures: $0.text, to: system), section: $0.section) }
+        return converted
+    }
 
     /// `line` (an ingredient) with its leading quantity and unit in `system`; unchanged when it has no quantity, no
     /// unit the conversion knows, or is in `system` already.

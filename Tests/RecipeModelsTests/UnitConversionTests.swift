@@ -26,7 +26,7 @@ struct UnitConversionTests {
         #expect(UnitConversion.convert(ingredient: line, to: system) == expected)
     }
 
-    @Test("what cannot be converted soundly is left as written: already in that system, no unit, a count, a volume of something weighed", arguments: [
+    @Test("what cannot be converted soundly is left as written: already in that system, no unit, a count, a unit of its own (fl oz)", arguments: [
         ("200 g flour", UnitSystem.metric), ("1 cup flour", .us), ("2 eggs", .metric), ("1 stick butter", .metric),
         ("1 (14.5 ounce) can tomatoes", .metric), ("Salt, to taste", .us), ("2 large onions", .us), ("1 fl oz rum", .metric),
     ] as [(String, UnitSystem)])

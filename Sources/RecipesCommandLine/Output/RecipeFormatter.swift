@@ -116,7 +116,7 @@ public struct RecipeFormatter: Sendable {
 
     /// `show`: every field, the image and the sync state; with `scale`, the ingredients' quantities and the yield
     /// multiplied by it (a line says by how much).
-    public func show(_ recipe: Recipe, scale: Double? = nil) -> String {
+    public func show(_ recipe: Recipe, scale: Double? = nil, units: UnitSystem? = nil) -> String {
         let recipe = withoutDeadLease(recipe)
         var lines: [String] = []
         let indent = String(repeating: " ", count: 14)
@@ -127,8 +127,7 @@ public struct RecipeFormatter: Sendable {
         func textLines(_ text: String) -> [String] {
             text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { TerminalText.clean(String($0)) }
         }
-        var content = RecipeContent(recipe)
-        if let scale { content = QuantityScaling.scaled(content, by: scale) }
+        let content = Self.content(recipe, scale: scale, units: units)
         field("id", String(recipe.id))
         field("uuid", recipe.uuid.lowercasedString)
         field("title", recipe.title)
@@ -137,6 +136,7 @@ public struct RecipeFormatter: Sendable {
         for line in description.dropFirst() { lines.append(indent + line) }
         field("yield", content.recipeYield)
         if let scale { field("scaled", "× " + QuantityScaling.decimal(scale) + " (quantities and yield)") }
+        if let units { field("measures", Self.measuresLine(units)) }
         field("keywords", recipe.keywords)
         for (name, value) in Self.detailLines(recipe.details) { field(name, value) }
         for (index, (key, value)) in recipe.details.nutrition.sorted(by: { $0.key < $1.key }).enumerated() {
@@ -153,9 +153,9 @@ public struct RecipeFormatter: Sendable {
         for (index, ingredient) in content.ingredients.enumerated() {
             lines.append("  \(index + 1). \(TerminalText.clean(ingredient))")
         }
-        field("steps", recipe.steps.isEmpty ? "none" : "")
+        field("steps", content.steps.isEmpty ? "none" : "")
         var section = ""
-        for (index, step) in recipe.steps.enumerated() {
+        for (index, step) in content.steps.enumerated() {
             if step.section != section {
                 section = step.section
                 lines.append("  == " + (section.isEmpty ? "" : TerminalText.clean(section) + " ") + "==")
@@ -243,10 +243,9 @@ public struct RecipeFormatter: Sendable {
     /// of each step, `properties` the other properties as they came), with its status entry under `sync` (whose
     /// `conflicts` hold both values of each conflicting field); with `scale`, the ingredients and yield scaled and
     /// `scale` the factor.
-    public func showJSON(_ recipe: Recipe, scale: Double? = nil) -> String {
+    public func showJSON(_ recipe: Recipe, scale: Double? = nil, units: UnitSystem? = nil) -> String {
         let recipe = withoutDeadLease(recipe)
-        var content = RecipeContent(recipe)
-        if let scale { content = QuantityScaling.scaled(content, by: scale) }
+        let content = Self.content(recipe, scale: scale, units: units)
         var image = JSONWriter()
         if let reference = recipe.image {
             image.object([
@@ -261,7 +260,7 @@ public struct RecipeFormatter: Sendable {
             ("title", .string(recipe.title)), ("description", .string(recipe.description)),
             ("recipeYield", .string(content.recipeYield)), ("keywords", .string(recipe.keywords)),
             ("ingredients", .raw(Self.stringArray(content.ingredients))),
-            ("steps", .raw(Self.stringArray(recipe.steps.map(\.text)))),
+            ("steps", .raw(Self.stringArray(content.steps.map(\.text)))),
             ("stepSections", .raw(Self.stringArray(recipe.steps.map(\.section)))),
             ("prepTime", .string(recipe.details.prepTime)), ("cookTime", .string(recipe.details.cookTime)),
             ("totalTime", .string(recipe.details.totalTime)),
@@ -276,9 +275,24 @@ public struct RecipeFormatter: Sendable {
             ("dateModified", .string(ISO8601.string(recipe.dateModified))), ("sync", .raw(sync.text)),
         ]
         if let scale { pairs.append(("scale", .double(scale))) }
+        if let units { pairs.append(("units", .string(units.rawValue))) }
         var writer = JSONWriter()
         writer.object(ordered: pairs)
         return writer.text + "\n"
+    }
+
+    /// What `show` prints of `recipe`: its content scaled by `scale` and in the measures of `units`, when asked.
+    static func content(_ recipe: Recipe, scale: Double?, units: UnitSystem?) -> RecipeContent {
+        var content = RecipeContent(recipe)
+        if let scale { content = QuantityScaling.scaled(content, by: scale) }
+        if let units { content = UnitConversion.converted(content, to: units) }
+        return content
+    }
+
+    /// The `measures:` line of `show --units`.
+    static func measuresLine(_ units: UnitSystem) -> String {
+        (units == .metric ? "metric (grams, millilitres, °C)" : "US (cups, spoons, ounces, pounds, °F)")
+            + ": volumes as volumes, weights as weights, oven temperatures too"
     }
 
     static func stringArray(_ strings: [String]) -> String {
