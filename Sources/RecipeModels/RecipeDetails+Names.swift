@@ -36,6 +36,18 @@ public enum NutritionName {
         "saturatedFatContent", "servingSize", "sodiumContent", "sugarContent", "transFatContent", "unsaturatedFatContent",
     ]
 
+    /// How a property reads to a person: `Fat` for `fatContent`, `Saturated fat`, `Serving size`; a property schema.org
+    /// does not name as it is.
+    public static func label(_ property: String) -> String {
+        let labels = [
+            "calories": "Calories", "carbohydrateContent": "Carbohydrates", "cholesterolContent": "Cholesterol",
+            "fatContent": "Fat", "fiberContent": "Fiber", "proteinContent": "Protein", "saturatedFatContent": "Saturated fat",
+            "servingSize": "Serving size", "sodiumContent": "Sodium", "sugarContent": "Sugar", "transFatContent": "Trans fat",
+            "unsaturatedFatContent": "Unsaturated fat",
+        ]
+        return labels[property] ?? property
+    }
+
     /// The property `typed` names: a property's name in any case, or without `Content` (`fat`, `saturatedFat`,
     /// `saturated-fat`), or `carbs`, `fibre`, `salt` (sodium); nil for anything else.
     public static func property(_ typed: String) -> String? {

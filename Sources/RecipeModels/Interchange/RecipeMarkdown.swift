@@ -1,6 +1,6 @@
 /// A recipe as a Markdown page (`recipes export --format markdown`), for printing or a notes app: the title, the
-/// description, the times, yield and other details, the image, the ingredients, the steps under their sections'
-/// headings and the nutrition.
+/// description, the times, yield and other details (diets by name: `vegetarian`), the image, the ingredients, the
+/// steps under their sections' headings and the nutrition (`Fat`, `Saturated fat`, not `fatContent`).
 public enum RecipeMarkdown {
     /// The page of `content`, with a link to `image` (a path or URL) when given.
     public static func page(_ content: RecipeContent, image: String? = nil) -> String {
@@ -16,7 +16,8 @@ public enum RecipeMarkdown {
         if !times.isEmpty { facts.append(times.joined(separator: " · ")) }
         if !content.recipeYield.isEmpty { facts.append("**Yield:** " + escape(content.recipeYield)) }
         for (name, values) in [("Category", details.recipeCategory), ("Cuisine", details.recipeCuisine),
-                               ("Diets", details.suitableForDiet), ("Tools", details.tool)] where !values.isEmpty {
+                               ("Diets", details.suitableForDiet.map(DietName.display)), ("Tools", details.tool)]
+        where !values.isEmpty {
             facts.append("**\(name):** " + values.map(escape).joined(separator: ", "))
         }
         if !content.keywords.isEmpty {
@@ -55,7 +56,10 @@ public enum RecipeMarkdown {
         }
         if !details.nutrition.isEmpty {
             lines += ["## Nutrition", "", "| | |", "| --- | --- |"]
-            lines += details.nutrition.sorted { $0.key < $1.key }.map { "| \(escape($0.key)) | \(escape($0.value)) |" }
+            // In schema.org's order, then any other property by name; each as a person names it (`Fat`).
+            let order = { (key: String) in NutritionName.properties.firstIndex(of: key) ?? NutritionName.properties.count }
+            let sorted = details.nutrition.sorted { (order($0.key), $0.key) < (order($1.key), $1.key) }
+            lines += sorted.map { "| \(escape(NutritionName.label($0.key))) | \(escape($0.value)) |" }
             lines.append("")
         }
         return lines.joined(separator: "\n")

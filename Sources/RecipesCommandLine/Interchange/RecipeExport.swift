@@ -103,11 +103,13 @@ struct RecipeExport {
         }
     }
 
-    /// A file-name-safe form of a title: lower-case letters and digits joined by single dashes, at most 50.
+    /// A file-name-safe form of a title: lower-case letters (accents folded: `Crème brûlée` is `creme-brulee`; letters
+    /// of other scripts kept) and digits joined by single dashes, at most 50.
     static func slug(_ title: String) -> String {
         var slug = ""
-        for scalar in title.lowercased().unicodeScalars {
-            if scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar)) {
+        let folded = title.folding(options: .diacriticInsensitive, locale: nil).lowercased()
+        for scalar in folded.unicodeScalars {
+            if CharacterSet.alphanumerics.contains(scalar), scalar.properties.generalCategory != .nonspacingMark {
                 slug.unicodeScalars.append(scalar)
             } else if !slug.hasSuffix("-") {
                 slug += "-"
