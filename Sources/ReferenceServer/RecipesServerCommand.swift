@@ -128,9 +128,11 @@ public struct RecipesServerCommand: AsyncParsableCommand {
 
     /// Starts the server and runs until SIGINT or SIGTERM.
     public func run() async throws {
+        // Notices and errors: the server's own lines are its errors (and stdout's "listening on"); the framework's
+        // info lines ("Server started and listening on …") would come before that line on a terminal.
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .info
+            handler.logLevel = .notice
             return handler
         }
         let rules = try fault.map { spec in try FaultRule.parse(spec) }

@@ -73,6 +73,8 @@ struct CommandTests {
         #expect(rest.isEmpty)
         let logs = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(!logs.contains("hidden-token-123"))
+        // The terminal's first line is ours: the framework's own "Server started" notice is not printed.
+        #expect(logs.isEmpty, "\(logs)")
     }
 
     @Test("without --token the binary requires the token from RECIPES_SERVER_TOKEN")
