@@ -7,10 +7,11 @@ public enum BlockedReason {
     /// Times are shown as `HH:mm` in `timeZone` when on the same day as `now`, else with the date.
     /// The advice names the recipe's `id` in the command it gives, in `dialect`'s words (a shell's or the REPL's).
     /// `serverCopy` names the server's copy at a version ("the server's version 4"; the command line names a Mealie's
-    /// by the time Mealie changed it).
+    /// by the time Mealie changed it). Without a server set (`hasServer` false), what is still to send says to set one
+    /// first, not to sync.
     public static func describe(
         _ sync: SyncInfo, id: Int64, at now: Date, timeZone: TimeZone = .current, dialect: CommandDialect = .shell,
-        serverCopy: (Int64) -> String = { "the server's version \($0)" }
+        hasServer: Bool = true, serverCopy: (Int64) -> String = { "the server's version \($0)" }
     ) -> String? {
         let state = sync.effectiveState(at: now)
         switch state {
@@ -25,8 +26,9 @@ public enum BlockedReason {
             if let offline = sync.offlineSince {
                 return "offline since \(clockTime(offline, now: now, timeZone: timeZone))"
             }
-            guard let version = sync.serverVersion else { return "not on the server yet; run \(dialect.syncAll)" }
-            return "changed here since \(serverCopy(version)); run \(dialect.syncAll)"
+            let then = hasServer ? "run \(dialect.syncAll)" : noServer
+            guard let version = sync.serverVersion else { return "not on the server yet; \(then)" }
+            return "changed here since \(serverCopy(version)); \(then)"
         case .waiting:
             let when = sync.nextAttemptAt.map { clockTime($0, now: now, timeZone: timeZone) } ?? "a later run"
             if let error = sync.lastError {
@@ -38,9 +40,13 @@ public enum BlockedReason {
         case .cancelled:
             return "cancelled; edit it or run \(dialect.sync(id)) to resume"
         case .deleting:
-            return "deletion not yet sent to the server; run \(dialect.syncAll)"
+            return "deletion not yet sent to the server; " + (hasServer ? "run \(dialect.syncAll)" : noServer)
         }
     }
+
+    /// The advice for a recipe still to send when no server is set (the same command at a shell and in the REPL: the
+    /// REPL has no `config`).
+    static let noServer = "no server is set: `recipes config set server.url URL` (and server.token), then sync"
 
     /// Formats `date` as `HH:mm` when on the same day as `now`, else as `yyyy-MM-dd HH:mm`.
     static func clockTime(_ date: Date, now: Date, timeZone: TimeZone) -> String {

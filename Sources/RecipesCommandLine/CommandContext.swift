@@ -43,6 +43,13 @@ struct CommandContext {
         (try? configuration(warnAboutPermissions: false).serverKind()) ?? .http
     }
 
+    /// Whether a server is set (server.url, from the config file or the environment); true when the configuration
+    /// cannot be read (the advice to sync then says what is wrong with it).
+    func hasServer() -> Bool {
+        guard let configuration = try? configuration(warnAboutPermissions: false) else { return true }
+        return configuration.serverURL != nil
+    }
+
     /// Opens the home's store: `.readWrite` for commands that change something, `.readOnly` for those that only read
     /// (which then create and write nothing, and work in a read-only home).
     func openStore(_ access: RecipeStore.Access = .readWrite) throws -> RecipeStore {

@@ -66,6 +66,17 @@ struct SyncInfoTests {
         #expect(!blocked.contains("<id>"), "no placeholder for the person to fill in")
     }
 
+    @Test("with no server set, what is still to send says to set one, not to sync; a failed recipe's advice stays", arguments: [
+        (SyncState.pending, nil as Int64?, "not on the server yet; no server is set: `recipes config set server.url URL` (and server.token), then sync"),
+        (.pending, 4, "changed here since the server's version 4; no server is set: `recipes config set server.url URL` (and server.token), then sync"),
+        (.deleting, 4, "deletion not yet sent to the server; no server is set: `recipes config set server.url URL` (and server.token), then sync"),
+        (.failed, 4, "failed: HTTP 413; run `recipes sync 7` to try again"),
+    ])
+    func adviceWithoutAServer(state: SyncState, version: Int64?, words: String) {
+        let sync = SyncInfo(state: state, revision: 2, lastError: "HTTP 413", serverVersion: version)
+        #expect(BlockedReason.describe(sync, id: 7, at: now, hasServer: false) == words)
+    }
+
     @Test("a conflict's advice is `recipes resolve 4 --mine` in a shell and `resolve 4 mine` in the REPL")
     func conflictAdviceInTheDialect() {
         let conflict = RecipeConflict.deletedOnServer

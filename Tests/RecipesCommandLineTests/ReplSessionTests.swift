@@ -81,10 +81,10 @@ struct ReplSessionTests {
         #expect(await session.run(line: "status 1") == .succeeded)
         #expect(console.stdout == """
             ID  UUID      STATE    REV  SERVER  TITLE  WHY NOT SYNCED
-            1   \(uuid.prefix(8))  pending  1    -       Bread  not on the server yet; run `sync`
+            1   \(uuid.prefix(8))  pending  1    -       Bread  not on the server yet; no server is set: `recipes config set server.url URL` (and server.token), then sync
             destination: http server, no server.url set
 
-            """, "the REPL advises its own `sync`, not the shell's")
+            """, "with no server set, the advice is to set one, not to sync")
         console.reset()
         #expect(await session.run(line: "show \(uuid.prefix(6))") == .succeeded, "a recipe is named by the start of its uuid too")
         #expect(console.stdout.contains("title:        Bread\n"))

@@ -45,6 +45,7 @@ struct ShowCommand: ParsableCommand {
             let store = try context.openStore(.readOnly)
             var formatter = RecipeFormatter(store: store, now: Date())
             formatter.server = context.serverKindOfVersions()
+            formatter.hasServer = context.hasServer()
             let recipe = try store.recipe(id: store.recipeID(id))
             let request: ScaleRequest? = servings.map(ScaleRequest.servings) ?? scale.map(ScaleRequest.factor)
             let factor = try request.map { request throws in try Self.factor(request, of: recipe) }

@@ -22,6 +22,7 @@ struct StatusCommand: ParsableCommand {
             let store = try context.openStore(.readOnly)
             var formatter = RecipeFormatter(store: store, now: Date())
             formatter.server = context.serverKindOfVersions()
+            formatter.hasServer = context.hasServer()
             let recipes = try store.recipes(ids: ids.isEmpty ? nil : store.recipeIDs(ids))
             let notes = Self.folderNotes(context.home)
             let watcher = WatchStatus.current(of: context.home)

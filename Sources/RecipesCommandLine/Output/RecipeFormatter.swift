@@ -26,6 +26,8 @@ public struct RecipeFormatter: Sendable {
     /// The kind of server the recipes sync with, whose versions the text shows in its words
     /// (`DestinationVersionWords`); the JSON always keeps the numbers.
     var server: ServerKind = .http
+    /// Whether a server is set (server.url): without one, what is still to send says to set one first.
+    var hasServer = true
 
     /// Creates a formatter.
     public init(
@@ -65,7 +67,7 @@ public struct RecipeFormatter: Sendable {
 
     /// Why `recipe` is not on the server now (`BlockedReason`), in the text's words; nil when it is.
     func blocked(_ recipe: Recipe) -> String? {
-        BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone, dialect: dialect) {
+        BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone, dialect: dialect, hasServer: hasServer) {
             versionWords($0).serversCopy
         }
     }
@@ -220,7 +222,8 @@ public struct RecipeFormatter: Sendable {
         let recipes = recipes.map(withoutDeadLease)
         var writer = JSONWriter()
         writer.array(recipes) { writer, recipe in
-            StatusEntry(recipe, image: imagePath(of: recipe.image), now: now, timeZone: timeZone).write(to: &writer)
+            StatusEntry(recipe, image: imagePath(of: recipe.image), now: now, timeZone: timeZone, hasServer: hasServer)
+                .write(to: &writer)
         }
         return writer.text + "\n"
     }
@@ -254,7 +257,8 @@ public struct RecipeFormatter: Sendable {
             ])
         }
         var sync = JSONWriter()
-        StatusEntry(recipe, image: imagePath(of: recipe.image), now: now, timeZone: timeZone).write(to: &sync)
+        StatusEntry(recipe, image: imagePath(of: recipe.image), now: now, timeZone: timeZone, hasServer: hasServer)
+            .write(to: &sync)
         var pairs: [(key: String, value: JSONWriter.Value)] = [
             ("id", .integer(recipe.id)), ("uuid", .string(recipe.uuid.lowercasedString)),
             ("title", .string(recipe.title)), ("description", .string(recipe.description)),

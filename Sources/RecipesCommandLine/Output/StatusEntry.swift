@@ -21,7 +21,7 @@ struct StatusEntry {
     var conflicts: [ConflictEntry]
 
     /// The entry of `recipe`; `image` is where this home keeps its image's bytes (see `RecipeFormatter.imagePath`).
-    init(_ recipe: Recipe, image: String?, now: Date, timeZone: TimeZone) {
+    init(_ recipe: Recipe, image: String?, now: Date, timeZone: TimeZone, hasServer: Bool = true) {
         id = recipe.id
         uuid = recipe.uuid.lowercasedString
         title = recipe.title
@@ -31,7 +31,7 @@ struct StatusEntry {
         attempts = recipe.sync.attempts
         nextAttemptAt = recipe.sync.nextAttemptAt.map(ISO8601.string)
         lastError = recipe.sync.lastError
-        blocked = BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone)
+        blocked = BlockedReason.describe(recipe.sync, id: recipe.id, at: now, timeZone: timeZone, hasServer: hasServer)
         self.image = image
         remoteImage = recipe.sync.remoteImageURL
         serverVersion = recipe.sync.serverVersion

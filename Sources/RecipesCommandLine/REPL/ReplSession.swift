@@ -90,6 +90,7 @@ public final class ReplSession {
         var formatter = RecipeFormatter(store: store, now: now())
         formatter.dialect = dialect
         formatter.server = (try? configuration.serverKind()) ?? .http  // a kind that is none: `status` says so
+        formatter.hasServer = configuration.serverURL != nil
         switch command {
         case .new(let title):
             let recipe = try writableStore().create(title: title)
