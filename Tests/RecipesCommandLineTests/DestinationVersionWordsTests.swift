@@ -125,6 +125,8 @@ struct DestinationVersionWordsTests {
         let dir = try homeSynced(at: mealieVersion, thenEdited: true)
         let home = ["--home", dir.homePath]
         #expect(try runRecipes(["config", "set", "server.kind", "mealie"] + home).status == 0)
+        // A server set, so that the advice is to sync (with none, it is to set one).
+        #expect(try runRecipes(["config", "set", "server.url", "http://127.0.0.1:9"] + home).status == 0)
         let since = "changed here since the server's copy updated on Mealie at \(mealieTime); run `recipes sync`"
         let terminal = try runOnTerminal(["status"] + home, columns: 200)
         #expect(terminal.status == 0 && terminal.screen.contains(since), "\(terminal.screen)")
