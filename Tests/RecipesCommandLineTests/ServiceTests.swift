@@ -270,6 +270,41 @@ struct ServiceCommandTests {
         #expect(try account.snapshot() == ["\(name).service": mine])
     }
 
+    @Test("install while a watcher started by hand holds the home's lock: the units are written, and a note names its pid and how to stop it", arguments: [false, true])
+    func handStartedWatcher(timer: Bool) throws {
+        let account = try Account()
+        #expect(try account.run(["new", "Soup"]).status == 0) // the home exists
+        let lock = URL(fileURLWithPath: account.home).appendingPathComponent("watch.lock").path
+        // One process holding the lock as a watcher does (flock), its pid written into the file in place.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", """
+            import fcntl, os, sys, time
+            f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); f.truncate(0); f.write("%d\\n" % os.getpid()); f.flush()
+            time.sleep(120)
+            """, lock]
+        try holder.run()
+        // SIGKILL: a SIGTERM sent from here did not end it (measured: it slept its 120 s; the child keeps the signal
+        // mask it was started with).
+        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+        let pid = holder.processIdentifier
+        // Until the holder has the lock, `service status` sees no watcher.
+        var seen = false
+        for _ in 0..<600 where !seen {
+            seen = try account.run(["service", "status"]).stdout.contains("watcher: running (pid \(pid))")
+            if !seen { usleep(100_000) }
+        }
+        #expect(seen, "the lock was not taken")
+        let install = ["service", "install"] + (timer ? ["--timer"] : [])
+        let result = try account.run(install)
+        #expect(result.status == 0, "\(result)")
+        let said = timer ? "the timer's syncs run beside it, which it makes unneeded" : "the service's watcher cannot start while it runs"
+        #expect(result.stdout.contains("note: a watcher started by hand (pid \(pid)) already watches this home; \(said): "
+            + "stop it (`kill \(pid)`, or Ctrl-C where it runs)\n"), "\(result)")
+        // Installed again, the units are this home's: no note (the watcher running may be the service's own).
+        #expect(!(try account.run(install).stdout.contains("started by hand")))
+    }
+
     @Test("run from a build folder, with no installed recipes on PATH: refused, saying how to install it")
     func buildFolderRefused() throws {
         let account = try Account()

@@ -68,6 +68,15 @@ struct ServiceCommand: ParsableCommand {
                         "systemd's user manager cannot be reached from here; to start the units, run:\n"
                             + commands.map { "  systemctl --user \($0.joined(separator: " "))\n" }.joined())
                 }
+                // A watcher that runs without these units was started by hand: the service's cannot take the home's
+                // lock while it runs (it would fail and be restarted every 10 s); a timer's syncs would run beside it.
+                if before.isEmpty, let pid = WatchLock.runningWatcher(of: context.home) {
+                    context.console.out(
+                        "note: a watcher started by hand (pid \(pid)) already watches this home; "
+                            + (timer ? "the timer's syncs run beside it, which it makes unneeded"
+                                : "the service's watcher cannot start while it runs")
+                            + ": stop it (`kill \(pid)`, or Ctrl-C where it runs)\n")
+                }
                 if !UserManager.lingers {
                     context.console.out(
                         "note: user units run while you are logged in; to run them without a login session: "
