@@ -20,6 +20,14 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case ambiguousUUID(prefix: String, matches: [UUIDMatch])
         /// A word of digits is a recipe's id (`id`) and the start of other recipes' uuids (`uuids`, up to six).
         case ambiguousReference(word: String, id: UUIDMatch, uuids: [UUIDMatch])
+        /// No recipe not deleted has a title that is or starts with the name a person gave.
+        case noRecipeTitled(name: String)
+        /// Several recipes' titles are (or start with) the name.
+        case ambiguousTitle(name: String, matches: [UUIDMatch])
+        /// A word that may be a uuid start or a title names no recipe either way.
+        case noRecipeWithUUIDOrTitle(word: String)
+        /// A word starts the uuid of some recipes and the title of others.
+        case ambiguousUUIDOrTitle(word: String, uuids: [UUIDMatch], titles: [UUIDMatch])
         case recipeDeleted(id: Int64)
         case indexOutOfRange(what: String, index: Int, count: Int, id: Int64, allowingEnd: Bool = false)
         case emptyTitle
@@ -105,6 +113,18 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
             let more = uuids.count > 5 ? ", …" : ""
             return "\(word) is both the id of recipe \(byID.id) \(byID.title) (\(byID.uuid)) and the start of the uuid of "
                 + "\(listed)\(more); name the one you mean by its uuid (its first 8 characters, as `status` shows them)"
+        case .noRecipeTitled(let name):
+            return "no recipe here is titled \"\(name)\" or has a title starting so (case and accents aside); `list` "
+                + "shows the titles and ids (a recipe made on another device is here once a sync has pulled it)"
+        case .noRecipeWithUUIDOrTitle(let word):
+            return "no recipe here has a uuid or a title starting with \"\(word)\"; `list` shows the titles and ids, "
+                + "`status` the uuids"
+        case .ambiguousTitle(let name, let matches):
+            return "\"\(name)\" names several recipes: \(Self.listed(matches)); name the one you mean by its id "
+                + "(the number before its title), or give more of its title"
+        case .ambiguousUUIDOrTitle(let word, let uuids, let titles):
+            return "\"\(word)\" starts the uuid of \(Self.listed(uuids, uuids: true)) and the title of "
+                + "\(Self.listed(titles)); name the one you mean by its id (the number before its title)"
         case .recipeDeleted(let id):
             return "recipe \(id) is deleted; its deletion is sent to the server on the next sync"
         case .indexOutOfRange(let what, let index, let count, let id, let allowingEnd):
@@ -175,6 +195,14 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
 }
 
 extension StoreError {
+    /// Recipes an ambiguous name matched, as one list: `2 "Lasagne al forno", 5 "Lasagne verde"` (with each uuid
+    /// when `uuids`), the first ten and a count of the rest.
+    static func listed(_ matches: [UUIDMatch], uuids: Bool = false) -> String {
+        let shown = matches.prefix(10).map { "\($0.id) \"\($0.title)\"" + (uuids ? " (\($0.uuid))" : "") }
+        let more = matches.count > 10 ? " and \(matches.count - 10) more" : ""
+        return shown.joined(separator: ", ") + more
+    }
+
     /// One line saying what is wrong with a text given for `field`, and what to do.
     static func describe(_ problem: TextProblem, in field: TextField) -> String {
         let subject = field == .keywords ? "the keywords contain" : "the \(field.rawValue) contains"

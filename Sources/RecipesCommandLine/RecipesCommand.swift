@@ -15,7 +15,8 @@ public struct RecipesCommand: AsyncParsableCommand {
             Editing commands, the same as in `recipes edit` (each is one change, one revision): \
             \(ReplCommandSpec.all.filter(\.oneShot).map(\.name).joined(separator: ", ")); `recipes <command> --help` \
             shows one's usage, e.g. `recipes new Pizza`, `recipes ingredient add 3 500 g flour`. Wherever a recipe's id \
-            goes, its uuid or the start of it (as `recipes status` shows it) names it on every device.
+            goes, its title or the start of it names it too, in any case and accent (one argument: quote a title of \
+            several words), and so does its uuid or the start of it (as `recipes status` shows it).
 
             Exit status: 0 success, 1 failure, 64 usage error; `recipes sync` also 75 (work still waiting) and \
             77 (the server refused the credentials).

@@ -111,7 +111,7 @@ struct ConflictCommandTests {
         (["resolve", "1"], "choose a side: --mine keeps your values, --theirs takes the server's"),
         (["resolve", "1", "--mine", "--theirs"], "choose one side: --mine or --theirs, not both"),
         (["resolve", "--mine"], "Missing expected argument '<id>'"),
-        (["resolve", "0", "--theirs"], "\"0\" is not a recipe id or uuid; give the id"),
+        (["resolve", "0", "--theirs"], "\"0\" names no recipe; give the id"),
         (["resolve", "1", "--theirs", "--field", " "], "--field needs a field name"),
         (["conflicts", "3"], "Unexpected argument '3'"),
     ])

@@ -36,16 +36,16 @@ struct ReplCommandTests {
 
     @Test("bad input is refused with a message naming the problem", arguments: [
         (["frobnicate"], "unknown command \"frobnicate\""),
-        (["sync", "x"], "\"x\" is not a recipe id"),
+        (["sync", "012"], "\"012\" names no recipe"),
         (["cancel"], "usage: cancel <id>"),
         (["cancel", "1", "2"], "usage: cancel <id>"),
         (["new"], "usage: new <title>"),
         (["show"], "usage: show <id>"),
         (["show", "1", "2"], "usage: show <id>"),
-        (["show", "abc"], "\"abc\" is not a recipe id"),
-        (["show", "0"], "\"0\" is not a recipe id"),
-        (["show", "-4"], "\"-4\" is not a recipe id"),
-        (["show", "99999999999999999999"], "is not a recipe id"),
+        (["show", "012"], "\"012\" names no recipe"),
+        (["show", "0"], "\"0\" names no recipe"),
+        (["show", "-4"], "\"-4\" names no recipe"),
+        (["show", "99999999999999999999"], "names no recipe"),
         (["title", "1"], "usage: title <id> <text>"),
         (["title", "1", " "], "a title cannot be empty"),
         (["ingredient", "add", "1"], "the ingredient text is missing"),
@@ -59,7 +59,7 @@ struct ReplCommandTests {
         (["list", "all"], "list takes no arguments"),
         (["help", "nope"], "no command \"nope\""),
         (["quit", "now"], "quit takes no arguments"),
-        (["status", "x"], "\"x\" is not a recipe id"),
+        (["status", "02"], "\"02\" names no recipe"),
     ])
     func refusals(words: [String], expected: String) {
         #expect {
@@ -176,7 +176,7 @@ struct ReplEditingCommandTests {
         (["import"], "give the files to import"),
         (["import", "-"], "give file paths"),
         (["export", "--out"], "--out needs one folder"),
-        (["export", "x"], "\"x\" is not a recipe id"),
+        (["export", "012"], "\"012\" names no recipe"),
         (["cancel", "%x"], "is not a job"),
         (["jobs", "1"], "jobs takes no arguments"),
     ])

@@ -68,15 +68,16 @@ struct TwoDeviceNamingTests {
             }
         }
         let ambiguous = try home.run(["show", "3f2"])
-        #expect(ambiguous.status == 64, "three characters are no uuid prefix: \(ambiguous)")
+        #expect(ambiguous.status == 1 && ambiguous.stderr.contains("no recipe here is titled \"3f2\""),
+                "three characters are no uuid prefix, so a title start, of none here: \(ambiguous)")
         let shared = try home.run(["edit"], input: "title 3f2a Crêpes\ntitle 3F2 Nope\ntitle 3f2b-00 Oats\n")
         #expect(shared.status == 1)
-        #expect(shared.stderr.contains("line 2: \"3F2\" is not a recipe id or uuid"), "\(shared.stderr)")
+        #expect(shared.stderr.contains("line 2: no recipe here is titled \"3F2\""), "\(shared.stderr)")
         #expect(try home.rows().map(\.title) == ["Crêpes", "Oats"])
         let both = try home.run(["status", "3f2a9", "3f2b"])
         #expect(both.status == 0 && both.stdout.split(separator: "\n").count == 4, "the header, two rows, the destination: \(both)")
         let none = try home.run(["show", "3f2a9c"])
-        #expect(none.status == 1 && none.stderr == "recipes: no recipe here has a uuid starting with 3f2a9c; `status` shows each recipe's uuid (a recipe made on another device is here once a sync has pulled it)\n", "\(none)")
+        #expect(none.status == 1 && none.stderr == "recipes: no recipe here has a uuid or a title starting with \"3f2a9c\"; `list` shows the titles and ids, `status` the uuids\n", "\(none)")
         try database.write { db in
             try db.execute(sql: "UPDATE recipes SET uuid = ? WHERE id = 2", arguments: ["3f2a91c0-0000-4000-8000-000000000003"])
         }

@@ -11,8 +11,10 @@ extension RecipeReference {
     }
 
     /// The help of an argument naming one recipe.
-    static let argumentHelp = "The recipe: its id as `recipes list` shows it, or its uuid (or the start of it)."
+    static let argumentHelp = "The recipe: its id as `recipes list` shows it, its title or the start of it (one "
+        + "argument: quote a title of several words), or its uuid (or the start of it)."
 
     /// The help of an argument naming some recipes.
-    static let argumentsHelp = "Only these recipes: ids as `recipes list` shows them, or uuids (or their starts)."
+    static let argumentsHelp = "Only these recipes: ids as `recipes list` shows them, titles (or their starts, each "
+        + "one argument), or uuids (or their starts)."
 }

@@ -130,14 +130,24 @@ private let printWaitingLines: @convention(c) () -> Int32 = {
 /// matches are returned in readline's form (the text to insert first, then the list to show), allocated with malloc
 /// since libedit frees them.
 private let completeWord: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, _ in
-    let prefix = text.map { String(cString: $0) } ?? ""
+    let text = text.map { String(cString: $0) } ?? ""
     var typed = ""
     if let buffer = recipes_editline_line_buffer() {
         typed = String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self),
                                                      count: Int(max(0, start))), as: UTF8.self)
     }
-    let before = (try? LineSplitter.split(typed)) ?? typed.split(separator: " ").map(String.init)
-    let answer = completion.withLock { $0 }?(before, prefix) ?? .nothing
+    // libedit's word ends at a blank or a quote; a quote still open makes the word (a title of several words) start
+    // after it, and what libedit replaces is only its own word: the part typed before that stays.
+    let quote = CompletionWord.openQuote(in: typed)
+    let kept = quote.map { String(typed[$0...]) } ?? ""
+    let prefix = quote.map { String(typed[typed.index(after: $0)...]) + text } ?? text
+    let head = quote.map { String(typed[..<$0]) } ?? typed
+    let before = (try? LineSplitter.split(head)) ?? head.split(separator: " ").map(String.init)
+    var answer = completion.withLock { $0 }?(before, prefix) ?? .nothing
+    if case .words(let candidates, let appendSpace) = answer {
+        answer = .words(CompletionWord.within(candidates, quote: quote.map { typed[$0] }, kept: kept, typed: prefix),
+                        appendSpace: appendSpace)
+    }
     switch answer {
     case .files:
         recipes_editline_set_append_character(32)
@@ -151,7 +161,7 @@ private let completeWord: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -
         // One match: [it, it] (older libedit compares the two); several: [their common start, each as shown].
         let entries = candidates.count == 1
             ? [candidates[0].insert, candidates[0].insert]
-            : [ReplCompletion.commonPrefix(candidates)] + candidates.map(\.display)
+            : [CompletionWord.common(candidates, kept: kept, typed: text)] + CompletionWord.aligned(candidates.map(\.display))
         let size = MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * (entries.count + 1)
         guard let memory = malloc(size) else { return nil }
         let matches = memory.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: entries.count + 1)

@@ -370,7 +370,8 @@ public struct ReplCommandSpec: Sendable {
         return names
     }
 
-    /// Parses how a recipe is named: its id (a whole number from 1) or its uuid, or the start of it.
+    /// Parses how a recipe is named: its id (a whole number from 1), its title or the start of it, or its uuid or the
+    /// start of it (`RecipeReference`).
     static func recipeID(_ text: String) throws(CommandLineError) -> RecipeReference {
         guard let reference = RecipeReference(text) else {
             throw CommandLineError(RecipeReference.refusal(text))

@@ -27,18 +27,7 @@ enum ReplCompletion: Equatable {
             return words(ReplCommandSpec.all.map(\.name), prefix)
         }
         let position = before.count  // the word being typed is this argument, 1-based after the command
-        func ids() -> ReplCompletion {
-            let all = recipes()
-            let width = all.map { String($0.id).count }.max() ?? 0
-            let matching = all.filter { String($0.id).hasPrefix(prefix) }
-            guard !matching.isEmpty else { return .nothing }
-            return .words(matching.map { recipe in
-                let id = String(recipe.id)
-                return Candidate(
-                    insert: id,
-                    display: String(repeating: " ", count: width - id.count) + id + "  " + TerminalText.clean(recipe.title))
-            }, appendSpace: true)
-        }
+        func ids() -> ReplCompletion { recipeNames(prefix, recipes()) }
         switch command {
         case "help":
             return position == 1 ? words(ReplCommandSpec.all.map(\.name), prefix) : .nothing
@@ -80,6 +69,33 @@ enum ReplCompletion: Equatable {
         default:
             return .nothing
         }
+    }
+
+    /// The recipes `prefix` may name: by id when it is digits (or nothing yet), by title otherwise (a title that is
+    /// or starts with it, case and accents aside, inserted whole and quoted when it holds more than letters and
+    /// digits); each shown as its id and title.
+    static func recipeNames(_ prefix: String, _ all: [(id: Int64, title: String)]) -> ReplCompletion {
+        let width = all.map { String($0.id).count }.max() ?? 0
+        func display(_ recipe: (id: Int64, title: String)) -> String {
+            let id = String(recipe.id)
+            return String(repeating: " ", count: width - id.count) + id + "  " + TerminalText.clean(recipe.title)
+        }
+        let byID = prefix.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        let matching = byID
+            ? all.filter { String($0.id).hasPrefix(prefix) }
+            : all.filter { TitleMatch.starts($0.title, with: prefix) }
+        guard !matching.isEmpty else { return .nothing }
+        return .words(matching.map { recipe in
+            Candidate(insert: byID ? String(recipe.id) : quoted(recipe.title), display: display(recipe))
+        }, appendSpace: true)
+    }
+
+    /// `title` as one word of a REPL line (`LineSplitter`): as it is when it holds only letters, digits and `-._`,
+    /// else in double quotes, with `"` and `\\` escaped.
+    static func quoted(_ title: String) -> String {
+        let plain = !title.isEmpty && title.allSatisfy { $0.isLetter || $0.isNumber || "-._".contains($0) }
+        if plain { return title }
+        return "\"" + title.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     private static func words(_ names: [String], _ prefix: String) -> ReplCompletion {
