@@ -134,15 +134,7 @@ struct ImportFromWebTests {
         let port = try closedPort()
         let refused = try client.run(["import", "http://127.0.0.1:\(port)/recipe"])
         #expect(refused.status == 1 && refused.stderr.contains("127.0.0.1 refused the connection"), "\(refused)")
-        // An HTTPS site whose certificate a CA of this test signed (the transport tests' fixtures).
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("TransportTests/Fixtures")
-        let certificates = client.folder.appendingPathComponent("tls").path
-        try FileManager.default.createDirectory(atPath: certificates, withIntermediateDirectories: true)
-        let make = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), [fixtures.appendingPathComponent("make_test_ca.sh").path, certificates],
-                                    environment: ["PATH": "/usr/bin:/bin"], input: nil).result()
-        #expect(make.status == 0, "\(make)")
-        let https = try HTTPSSite(script: fixtures.appendingPathComponent("https_server.py").path, certificates: certificates)
+        let (https, certificates) = try HTTPSSite.started(in: client.folder)
         let port443 = https.port
         let unverified = try client.run(["import", "https://127.0.0.1:\(port443)/recipe"])
         #expect(unverified.status == 1 && unverified.stderr.contains("the TLS certificate of 127.0.0.1 did not verify"), "\(unverified)")
@@ -266,6 +258,20 @@ struct ImportFromWebTests {
 /// The transport tests' HTTPS endpoint (python3's http.server behind TLS with a certificate of a test CA), answering
 /// every GET with `200 secure`; it stops when this is released.
 final class HTTPSSite {
+    /// Makes a test CA in `folder`/tls (the transport tests' `make_test_ca.sh`) and starts a site with its
+    /// certificate for 127.0.0.1; the site, and the folder of `ca.pem`.
+    static func started(in folder: URL) throws -> (site: HTTPSSite, certificates: String) {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("TransportTests/Fixtures")
+        let certificates = folder.appendingPathComponent("tls").path
+        try FileManager.default.createDirectory(atPath: certificates, withIntermediateDirectories: true)
+        let make = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), [fixtures.appendingPathComponent("make_test_ca.sh").path, certificates],
+                                    environment: ["PATH": "/usr/bin:/bin"], input: nil).result()
+        #expect(make.status == 0, "\(make)")
+        let site = try HTTPSSite(script: fixtures.appendingPathComponent("https_server.py").path, certificates: certificates)
+        return (site, certificates)
+    }
+
     let port: Int
     private let process = Process()
     private let input = Pipe()

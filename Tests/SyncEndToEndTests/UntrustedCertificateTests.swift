@@ -8,15 +8,7 @@ import Testing
 struct UntrustedCertificateTests {
     @Test("recipes sync to an https server signed by a CA it lacks: exit 1 with what to do, run after run; every recipe still to send, no attempt counted")
     func untrustedCertificate() throws {
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("TransportTests/Fixtures")
-        let scratch = Client()
-        let certificates = scratch.folder.appendingPathComponent("tls").path
-        try FileManager.default.createDirectory(atPath: certificates, withIntermediateDirectories: true)
-        let make = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), [fixtures.appendingPathComponent("make_test_ca.sh").path, certificates],
-                                    environment: ["PATH": "/usr/bin:/bin"], input: nil).result()
-        #expect(make.status == 0, "\(make)")
-        let https = try HTTPSSite(script: fixtures.appendingPathComponent("https_server.py").path, certificates: certificates)
+        let (https, _) = try HTTPSSite.started(in: Client().folder)
         let client = Client(serverURL: "https://127.0.0.1:\(https.port)")
         try client.createRecipes(2, imageSize: 1024)
         for run in 0..<3 {
