@@ -47,4 +47,22 @@ struct ShowUnitsTests {
         #expect(refused.status == 64, "\(refused)")
         #expect(refused.stderr.contains("'metric' and 'us'"), "\(refused)")
     }
+
+    @Test("export --servings 12 --units metric: the Markdown page and the JSON-LD carry the quantities as show shows them; plain export keeps them as stored")
+    func exportScaled() throws {
+        let dir = try Self.shortbread()
+        let page = try runRecipes(["export", "1", "--format", "markdown", "--servings", "12", "--units", "metric", "--home", dir.homePath])
+        #expect(page.status == 0, "\(page)")
+        #expect(page.stdout.contains("- **Yield:** 12 cookies\n"), "\(page.stdout)")
+        #expect(page.stdout.contains("## Ingredients\n\n- 118 ml butter, softened\n- 237 ml flour\n- 1 egg\n"), "\(page.stdout)")
+        #expect(page.stdout.contains("1. Bake at 175 °C for 20 minutes.\n"), "\(page.stdout)")
+        let json = try runRecipes(["export", "1", "--scale", "2", "--home", dir.homePath])
+        let documents = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(documents.first?["recipeIngredient"] as? [String] == ["2 cups butter, softened", "4 cups flour", "4 eggs"])
+        let plain = try runRecipes(["export", "1", "--home", dir.homePath])
+        let kept = try #require(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [[String: Any]])
+        #expect(kept.first?["recipeIngredient"] as? [String] == ["1 cup butter, softened", "2 cups flour", "2 eggs"])
+        let both = try runRecipes(["export", "--servings", "2", "--scale", "2", "--home", dir.homePath])
+        #expect(both.status == 64 && both.stderr.contains("give --servings or --scale, not both"), "\(both)")
+    }
 }

@@ -23,6 +23,23 @@ public enum ExportFormat: String, Sendable, CaseIterable {
 struct RecipeExport {
     let store: RecipeStore
     var format: ExportFormat = .jsonld
+    /// The quantities scaled (`--servings`, `--scale`), or as kept.
+    var request: ScaleRequest?
+    /// The measures in this system (`--units`), or as kept.
+    var units: UnitSystem?
+
+    /// `recipe`'s fields as exported: its ingredients, yield and steps scaled and converted when asked.
+    func fields(_ recipe: Recipe) throws -> RecipeFields {
+        var fields = RecipeFields(recipe)
+        guard request != nil || units != nil else { return fields }
+        var content = fields.content
+        if let request { content = QuantityScaling.scaled(content, by: try ScaleOptions.factor(request, of: recipe)) }
+        if let units { content = UnitConversion.converted(content, to: units) }
+        fields.ingredients = content.ingredients
+        fields.recipeYield = content.recipeYield
+        fields.steps = content.steps
+        return fields
+    }
 
     /// The recipes to export: `ids` in that order, else every recipe not deleted, in id order.
     func recipes(_ ids: [Int64]) throws -> [Recipe] {
@@ -35,15 +52,15 @@ struct RecipeExport {
 
     /// `recipes` for standard output: one JSON array, or the Markdown pages one after another separated by a rule; a
     /// local image is referred to by its media copy's `file:` URL, else the server's (or an imported page's) image URL.
-    func array(_ recipes: [Recipe]) -> Data {
+    func array(_ recipes: [Recipe]) throws -> Data {
         let images = recipes.map { recipe in
             localImagePath(recipe).map { URL(fileURLWithPath: $0).absoluteString } ?? recipe.sync.remoteImageURL
         }
         if format == .markdown {
-            let pages = zip(recipes, images).map { RecipeMarkdown.page(RecipeContent($0), image: $1) }
+            let pages = try zip(recipes, images).map { RecipeMarkdown.page(try fields($0).content, image: $1) }
             return Data(pages.joined(separator: "\n---\n\n").utf8)
         }
-        return RecipeJSONLD.encode(zip(recipes, images).map { document($0, image: $1) })
+        return RecipeJSONLD.encode(try zip(recipes, images).map { try document($0, image: $1) })
     }
 
     /// Writes one `<id>-<title>.json` (or `.md`) per recipe into `folder` (created when missing), a local image beside
@@ -64,8 +81,8 @@ struct RecipeExport {
             }
             let path = folder + "/" + stem + "." + format.fileExtension
             let data = format == .markdown
-                ? Data(RecipeMarkdown.page(RecipeContent(recipe), image: image).utf8)
-                : RecipeJSONLD.encode(document(recipe, image: image))
+                ? Data(RecipeMarkdown.page(try fields(recipe).content, image: image).utf8)
+                : RecipeJSONLD.encode(try document(recipe, image: image))
             do {
                 try data.write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
@@ -76,9 +93,9 @@ struct RecipeExport {
     }
 
     /// The JSON-LD document of `recipe`: every field and every property it arrived with (see `RecipeJSONLD.document`).
-    private func document(_ recipe: Recipe, image: String?) -> [JSONMember] {
+    private func document(_ recipe: Recipe, image: String?) throws -> [JSONMember] {
         RecipeJSONLD.document(
-            RecipeFields(recipe), identifier: recipe.uuid.lowercasedString,
+            try fields(recipe), identifier: recipe.uuid.lowercasedString,
             dateModified: ISO8601.string(recipe.dateModified), image: image)
     }
 

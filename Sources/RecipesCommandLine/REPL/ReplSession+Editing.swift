@@ -51,7 +51,7 @@ extension ReplSession {
             if let folder {
                 for path in try export.write(recipes, to: expandTilde(folder)) { console.out("exported \(path)\n") }
             } else {
-                console.out(String(decoding: export.array(recipes), as: UTF8.self))
+                console.out(String(decoding: try export.array(recipes), as: UTF8.self))
             }
         default:
             break

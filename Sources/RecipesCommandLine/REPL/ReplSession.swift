@@ -99,7 +99,7 @@ public final class ReplSession {
             console.out(formatter.list(try store.recipes()))
         case .show(let reference, let scale):
             let recipe = try store.recipe(id: store.recipeID(reference))
-            console.out(formatter.show(recipe, scale: try scale.map { try ShowCommand.factor($0, of: recipe) }))
+            console.out(formatter.show(recipe, scale: try scale.map { try ScaleOptions.factor($0, of: recipe) }))
         case .edit(let reference, let change):
             let id = try store.recipeID(reference)
             let outcome = try writableStore().edit(change, of: id)
