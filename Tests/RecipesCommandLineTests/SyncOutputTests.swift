@@ -97,6 +97,14 @@ struct SyncOutputTests {
             == "#3 Tomato soup: done (version 4 on the server)")
     }
 
+    @Test("text: a recipe with no id here yet (a server's change not applied) is named by its uuid's start, never #0")
+    func noIDYet() {
+        let prefix = String(soupUUID.uuidString.lowercased().prefix(8))
+        #expect(SyncEventText.line(event(.pulled, id: 0)).hasPrefix(prefix + " Tomato soup: "))
+        #expect(SyncEventText.line(event(.pulled, id: 0, title: "")).hasPrefix(prefix + ": "))
+        #expect(SyncEventText.line(event(.pulled)).hasPrefix("#3 Tomato soup: "))
+    }
+
     @Test("JSON: a title with quotes, backslashes, newlines and escape sequences stays one valid line")
     func jsonEscapesTitle() throws {
         let title = "Soup \"best\" \\ \n\u{1B}[2J\u{7F}\u{9B}31m ✓"
@@ -613,7 +621,7 @@ struct SyncOutputTests {
                 group.addTask {
                     for n in 0..<25 {
                         let kind: SyncEvent.Kind = mode == .background ? .failed : .retry
-                        output.emit(event(kind, id: Int64(task), title: "Recipe \(task)", step: .image, delay: 1,
+                        output.emit(event(kind, id: Int64(task + 1), title: "Recipe \(task)", step: .image, delay: 1,
                                           error: "error number \(n) of task \(task)"))
                     }
                 }
@@ -628,7 +636,7 @@ struct SyncOutputTests {
         #expect(written.count == 201)
         for task in 0..<8 {
             for n in 0..<25 {
-                let matching = written.filter { $0.contains("#\(task) Recipe \(task): ") || $0.contains(#""id":\#(task),"#) }
+                let matching = written.filter { $0.contains("#\(task + 1) Recipe \(task): ") || $0.contains(#""id":\#(task + 1),"#) }
                     .filter { $0.contains("error number \(n) of task \(task)") }
                 #expect(matching.count == 1)
             }

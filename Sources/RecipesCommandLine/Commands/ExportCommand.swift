@@ -17,8 +17,7 @@ struct ExportCommand: ParsableCommand {
             the JSON-LD back into the same recipes (as new ones), every property kept. --format markdown writes a \
             readable page per recipe (title, times, yield, ingredients, sections and steps, nutrition, image link). \
             --servings, --scale and --units write the quantities as `show` shows them (the stored recipes unchanged).
-
-            """ + ScaleOptions.discussion)
+            """ + "\n\n" + ScaleOptions.discussion)
 
     @ParentCommand var root: RecipesCommand
     @OptionGroup var global: GlobalOptions

@@ -13,10 +13,12 @@ enum SyncEventText {
         prefix(event) + message(event, dialect: dialect, server: server)
     }
 
-    /// `#3 Tomato soup: ` — the recipe the line is about.
+    /// `#3 Tomato soup: ` — the recipe the line is about; one that has no id here yet (a change of the server's not
+    /// applied) by the start of its uuid, as `status` shows it: `3f2a91c0 Tomato soup: `, never `#0`.
     static func prefix(_ event: SyncEvent) -> String {
         let title = TerminalText.clean(event.title)
-        return title.allSatisfy(\.isWhitespace) ? "#\(event.id): " : "#\(event.id) \(title): "
+        let subject = event.id > 0 ? "#\(event.id)" : String(event.uuid.uuidString.lowercased().prefix(8))
+        return title.allSatisfy(\.isWhitespace) ? "\(subject): " : "\(subject) \(title): "
     }
 
     /// What happened, after the prefix, with the command its hint names (in `dialect`'s words) and a version of the
