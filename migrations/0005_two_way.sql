@@ -1,4 +1,4 @@
--- Two-way sync (README, "Two-way sync and conflicts"): what a recipe's draft is based on, what a merge left for a person, and where in
+-- Two-way sync (docs/sync-engine.md, "Two-way sync and conflicts"): what a recipe's draft is based on, what a merge left for a person, and where in
 -- the server's changes feed this home has read to.
 --   server_version: from now on the server version this draft is based on, NULL when the server never had the
 --                      recipe (until now it held the newer version a 409 answer named; servers answer 412 instead).

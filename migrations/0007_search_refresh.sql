@@ -44,7 +44,7 @@ CREATE TRIGGER recipe_search_step_delete AFTER DELETE ON steps BEGIN
     INSERT OR IGNORE INTO recipe_search_stale (recipe_id) VALUES (OLD.recipe_id);
 END;
 
--- The draft this device sent and the server may have stored without its answer arriving (README, "Two-way sync and conflicts": a
+-- The draft this device sent and the server may have stored without its answer arriving (docs/sync-engine.md, "Two-way sync and conflicts": a
 -- server version equal to what this client sent becomes the base, and only the edits made since are merged on it).
 -- Kept by the edit that changes a draft whose upload is unacknowledged: `sent_version` is the version that upload
 -- would have made (its base + 1), `sent_fields` its fields in RecipeFields' stored JSON. NULL when there is none; a

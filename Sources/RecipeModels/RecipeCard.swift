@@ -38,7 +38,7 @@ import Foundation
 /// then blend.
 /// ```
 ///
-/// Rules (README.md, "The recipe card"): a line starting with `#` is a comment; a line starting with one of the field
+/// Rules (docs/commands.md, "The recipe card"): a line starting with `#` is a comment; a line starting with one of the field
 /// names and a colon starts that field (each at most once, any order; a missing one is empty, but `Title:` is
 /// required); the one-line fields take the rest of their line; the times are read as `RecipeDuration` reads them (an
 /// ISO 8601 time is kept as written); `Category:`, `Cuisine:`, `Tools:` and `Diets:` are lists separated by commas,

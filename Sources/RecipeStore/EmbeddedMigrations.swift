@@ -170,7 +170,7 @@ extension Migration {
         Migration(
             identifier: "0005_two_way",
             sql: ####"""
-            -- Two-way sync (README, "Two-way sync and conflicts"): what a recipe's draft is based on, what a merge left for a person, and where in
+            -- Two-way sync (docs/sync-engine.md, "Two-way sync and conflicts"): what a recipe's draft is based on, what a merge left for a person, and where in
             -- the server's changes feed this home has read to.
             --   server_version: from now on the server version this draft is based on, NULL when the server never had the
             --                      recipe (until now it held the newer version a 409 answer named; servers answer 412 instead).
@@ -268,7 +268,7 @@ extension Migration {
                 INSERT OR IGNORE INTO recipe_search_stale (recipe_id) VALUES (OLD.recipe_id);
             END;
 
-            -- The draft this device sent and the server may have stored without its answer arriving (README, "Two-way sync and conflicts": a
+            -- The draft this device sent and the server may have stored without its answer arriving (docs/sync-engine.md, "Two-way sync and conflicts": a
             -- server version equal to what this client sent becomes the base, and only the edits made since are merged on it).
             -- Kept by the edit that changes a draft whose upload is unacknowledged: `sent_version` is the version that upload
             -- would have made (its base + 1), `sent_fields` its fields in RecipeFields' stored JSON. NULL when there is none; a

@@ -17,7 +17,7 @@ public enum ServerCopy: Sendable, Equatable {
     }
 }
 
-/// What applying the server's copy of a recipe did (README, "Two-way sync and conflicts").
+/// What applying the server's copy of a recipe did (docs/sync-engine.md, "Two-way sync and conflicts").
 public enum ServerCopyOutcome: Sendable, Equatable {
     /// Unknown here: added, synced.
     case added
@@ -44,7 +44,7 @@ extension RecipeStore {
     /// Applies the server's copy of recipe `uuid` inside the caller's transaction and returns what it did and the
     /// recipe's local id (nil when it is gone or never was here).
     ///
-    /// A copy the store's rules refuse (`refusal(of:)`) changes nothing. Otherwise the rules are those of the README's "Two-way sync and conflicts":
+    /// A copy the store's rules refuse (`refusal(of:)`) changes nothing. Otherwise the rules are those of docs/sync-engine.md's "Two-way sync and conflicts":
     /// a change not newer than the local base is nothing; an unknown recipe is
     /// added; without local edits the server's fields replace the local ones; with local edits the fields are merged
     /// three ways (`RecipeMerge`), a field changed differently on both sides being a conflict that keeps the local value;
@@ -79,7 +79,7 @@ extension RecipeStore {
         }
         let local = RecipeFields(recipe)
         let edited = sync.deleted || sync.revision > sync.syncedRevision || sync.serverVersion == nil
-        // This device's own upload whose answer was lost, edited since: that version is the base (README, "Two-way sync and conflicts").
+        // This device's own upload whose answer was lost, edited since: that version is the base (docs/sync-engine.md, "Two-way sync and conflicts").
         let ownWrite: Bool
         if edited, case .live(let version, let theirs) = copy,
            let sent = try SentDraft.current(of: id, serverVersion: sync.serverVersion, db) {

@@ -22,7 +22,7 @@ public struct ConflictResolved: Sendable, Equatable {
 
 extension RecipeStore {
     /// Resolves recipe `id`'s conflict to `side`: all of it, or the fields `fieldNames` names (`title`, `ingredients`,
-    /// `ingredient 3`, …), in one transaction (README, "Two-way sync and conflicts", `recipes resolve`).
+    /// `ingredient 3`, …), in one transaction (docs/commands.md, `recipes resolve`).
     ///
     /// Chosen fields become the draft at the next revision; with conflicts left the recipe stays in conflict, else it
     /// is pending, based on the server version it was merged against, or synced there without a push when the draft

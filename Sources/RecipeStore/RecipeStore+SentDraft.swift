@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import RecipeModels
 
-/// The draft this device sent and the server may have stored without its answer arriving (README, "Two-way sync and conflicts"): kept
+/// The draft this device sent and the server may have stored without its answer arriving (docs/sync-engine.md, "Two-way sync and conflicts"): kept
 /// so that a server version equal to it is recognised as this client's own write, becomes the base, and only the
 /// edits made since are merged on it (without it, a step added and sent, then another added here, merged against the
 /// old base as an insertion on both sides: the first step twice, here and on the server).

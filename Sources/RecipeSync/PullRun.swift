@@ -5,7 +5,7 @@ import RecipeModels
 import RecipeStore
 import Transport
 
-/// The part of a run that pulls (README, "Two-way sync and conflicts"): it reads the server's changes feed from this home's cursor,
+/// The part of a run that pulls (docs/sync-engine.md, "Two-way sync and conflicts"): it reads the server's changes feed from this home's cursor,
 /// a page at a time; for each page it leases the recipes it names (up to the first one another process holds), runs
 /// a download chain for every image this home lacks, then applies the page — add, replace, merge, conflict, remove —
 /// and moves the cursor past it, in one transaction (`RecipeStore.applyPage`). A pull killed at any moment re-applies

@@ -55,7 +55,7 @@ struct WatchChores {
             pass?.pass.run.interrupt()
         case .startLongPoll(let time) where configuration.settings.kind == .mealie:
             // Mealie has no long poll: the watcher pulls every `mealiePullInterval` instead (a pass), besides the
-            // passes edits, the network's return and retry timers start (README, "Sync with Mealie").
+            // passes edits, the network's return and retry timers start (docs/mealie.md, "Sync with Mealie").
             longPoll?.cancel()
             let interval = configuration.mealiePullInterval
             longPoll = Task {

@@ -142,15 +142,50 @@ struct OneShotCommandTests {
         #expect(CommandSuggestion.closest(to: word, among: names) == expected)
     }
 
-    @Test("every `recipes <command>` the README names is a command recipes has")
-    func readmeNamesOnlyRealCommands() throws {
+    @Test("every `recipes <command>` the README and docs/commands.md name is a command recipes has",
+          arguments: ["README.md", "docs/commands.md"])
+    func readmeNamesOnlyRealCommands(file: String) throws {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
+            .deletingLastPathComponent().appendingPathComponent(file)
         let text = try String(contentsOf: readme, encoding: .utf8)
         let parserCommands = RecipesCommand.configuration.subcommands.map { $0._commandName }
         let known = Set(OneShotCommand.allNames(parserCommands: parserCommands))
         let named = text.matches(of: #/`recipes ([a-z][a-z-]*)/#).map { String($0.output.1) }
         #expect(!named.isEmpty)
-        for command in Set(named) { #expect(known.contains(command), "README names `recipes \(command)`") }
+        for command in Set(named) { #expect(known.contains(command), "\(file) names `recipes \(command)`") }
+    }
+
+    @Test("docs/commands.md cannot drift: each command `recipes --help` lists has a section, each section's command exists, and every long option of its --help is in it")
+    func commandReferenceMatchesHelp() throws {
+        let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/commands.md")
+        let text = try String(contentsOf: doc, encoding: .utf8)
+        var sections: [String: String] = [:]
+        var current: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("## ") { current = line.matches(of: #/`recipes ([a-z][a-z-]*)/#).map { String($0.output.1) } }
+            for name in current { sections[name, default: ""] += line + "\n" }
+        }
+        let root = try runRecipes(["--help"])
+        let listed = root.stdout.components(separatedBy: "SUBCOMMANDS:").last!.split(separator: "\n")
+            .compactMap { $0.wholeMatch(of: #/  ([a-z]+) .*/#).map { String($0.output.1) } }
+        #expect(listed.count == RecipesCommand.configuration.subcommands.count, "\(root.stdout)")
+        let known = Set(OneShotCommand.allNames(parserCommands: listed))
+        for name in sections.keys { #expect(known.contains(name), "docs/commands.md documents `recipes \(name)`") }
+        for name in listed {
+            let section = try #require(sections[name], "docs/commands.md has no section for `recipes \(name)`")
+            let help = try runRecipes([name, "--help"]).stdout
+            let subcommands = help.components(separatedBy: "SUBCOMMANDS:").dropFirst().first?.split(separator: "\n")
+                .compactMap { $0.wholeMatch(of: #/  ([a-z]+) .*/#).map { String($0.output.1) } } ?? []
+            var helps = [help]
+            for sub in subcommands { helps.append(try runRecipes([name, sub, "--help"]).stdout) }
+            // --home, --help and --version are every command's, documented once under "Every command".
+            let options = helps.flatMap { $0.split(separator: "\n") }.filter { $0.hasPrefix("  -") }
+                .flatMap { $0.matches(of: #/--[a-z][a-z-]*/#).map { String($0.output) } }
+                .filter { !["--home", "--help", "--version"].contains($0) }
+            for option in Set(options) { #expect(section.contains(option), "`recipes \(name)`'s section lacks \(option)") }
+            for sub in subcommands { #expect(section.contains(sub), "`recipes \(name)`'s section lacks \(sub)") }
+        }
+        #expect(sections["config"]?.contains("unset") == true)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 
-/// Conflicts between two homes of one server (README, "Two-way sync and conflicts"), through the built `recipes` binary and a real
+/// Conflicts between two homes of one server (docs/sync-engine.md, "Two-way sync and conflicts"), through the built `recipes` binary and a real
 /// `recipes-server`: the sync that meets a conflict exits 1, `recipes resolve` settles it, and after the next syncs
 /// the server and both homes agree.
 @Suite("conflicts end to end: two homes, one server, resolve, sync", .serialized)

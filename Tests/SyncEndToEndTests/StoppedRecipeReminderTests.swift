@@ -2,7 +2,7 @@ import Foundation
 import RecipesTestSupport
 import Testing
 
-/// A sync without ids leaves failed and cancelled recipes alone, and says so every time (README, `recipes sync`).
+/// A sync without ids leaves failed and cancelled recipes alone, and says so every time (docs/commands.md, `recipes sync`).
 @Suite("sync reminds of failed and cancelled recipes instead of saying `nothing to do`")
 struct StoppedRecipeReminderTests {
     @Test("a failed and a cancelled recipe are named in every later run, each with its command; failed exits 1")

@@ -13,7 +13,7 @@ struct EditCommand: AsyncParsableCommand {
         commandName: "edit",
         abstract: "Edit recipes in an interactive shell (type `help` there), or one recipe in your text editor.",
         discussion: """
-            With an id: the recipe opens in $VISUAL, else $EDITOR, else vi, as a recipe card (README.md describes the \
+            With an id: the recipe opens in $VISUAL, else $EDITOR, else vi, as a recipe card (docs/commands.md describes the \
             format); saving applies it in one change, quitting without saving changes nothing. A card that does not \
             read is offered for another round ("Edit again? [Y/n]", answered on stdin); text that cannot be applied is \
             kept in a file under <home>/edits whose path is printed, and `recipes edit <id> --from FILE` applies it \

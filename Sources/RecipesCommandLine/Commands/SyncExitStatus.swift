@@ -1,7 +1,7 @@
 import RecipeModels
 
 extension SyncSummary.Verdict {
-    /// The exit status of `recipes sync` for this verdict (README, `recipes sync`): `0` complete, `75` work left for a
+    /// The exit status of `recipes sync` for this verdict (docs/commands.md, `recipes sync`): `0` complete, `75` work left for a
     /// later run (EX_TEMPFAIL), `1` a recipe failed, `77` the credentials were refused (EX_NOPERM).
     var exitStatus: Int32 {
         switch self {
