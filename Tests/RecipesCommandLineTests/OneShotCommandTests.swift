@@ -117,7 +117,11 @@ struct OneShotCommandTests {
         #expect(shell.status == 64)
         #expect(shell.stderr == "recipes: unknown command \"sycn\"; did you mean `recipes sync`? (`recipes --help` lists the commands)\n")
         let far = try runRecipes(["bake"])
-        #expect(far.status == 64 && far.stderr == "recipes: unknown command \"bake\"; (`recipes --help` lists the commands)\n")
+        #expect(far.status == 64 && far.stderr == "recipes: unknown command \"bake\" (`recipes --help` lists the commands)\n",
+                "no dangling \"; \" without a suggestion")
+        let option = try runRecipes(["scale", "1", "2", "--home", dir.homePath])
+        #expect(option.status == 64 && option.stderr == "recipes: unknown command \"scale\"; to scale a recipe: "
+            + "`recipes show <id> --scale F` or `--servings N` (`recipes --help` lists the commands)\n", "\(option)")
         let editing = try runRecipes(["ingrediant", "add", "1", "salt"])
         #expect(editing.stderr.contains("did you mean `recipes ingredient`?"), "\(editing)")
         let repl = try runRecipes(["edit", "--home", dir.homePath], input: "lsit\nstauts\n")

@@ -84,9 +84,7 @@ struct OneShotCommand {
 
     /// The one-line refusal of a word that names no command, with the closest command when one is close.
     static func unknownCommand(_ word: String, parserCommands: [String]) -> String {
-        let hint = CommandSuggestion.closest(to: word, among: allNames(parserCommands: parserCommands))
-            .map { "did you mean `recipes \($0)`? " } ?? ""
-        return "recipes: unknown command \"\(TerminalText.clean(word))\"; \(hint)(`recipes --help` lists the commands)\n"
+        "recipes: " + CommandSuggestion.unknownCommand(word, among: allNames(parserCommands: parserCommands), dialect: .shell) + "\n"
     }
 
     /// `recipes <name> --help`: the usage from the REPL's table.

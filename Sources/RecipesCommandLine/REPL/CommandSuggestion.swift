@@ -1,5 +1,29 @@
+import RecipeModels
+
 /// The command a mistyped word most likely meant (`sycn` → `sync`), for the "did you mean" of the shell and the REPL.
 enum CommandSuggestion {
+    /// Words people type as commands for what an option of another command does: the command to type instead, in
+    /// `dialect`'s words.
+    static func elsewhere(_ word: String, dialect: CommandDialect) -> String? {
+        let show = dialect == .shell ? "recipes show" : "show"
+        switch word.lowercased() {
+        case "scale", "servings", "resize", "multiply": return "to scale a recipe: `\(show) <id> --scale F` or `--servings N`"
+        case "units", "convert", "metric", "imperial": return "to show a recipe in other measures: `\(show) <id> --units metric` or `us`"
+        case "find", "grep": return dialect == .shell ? "to find recipes: `recipes search <words>`" : "to find recipes: `search <words>`"
+        case "rm", "remove": return dialect == .shell ? "to delete a recipe: `recipes delete <id>`" : "to delete a recipe: `delete <id>`"
+        default: return nil
+        }
+    }
+
+    /// The one line refusing `word` as a command: what is wrong, then (after `; `) the closest command or the one that
+    /// does what the word asks for when there is one, then where the commands are listed, in parentheses.
+    static func unknownCommand(_ word: String, among names: [String], dialect: CommandDialect) -> String {
+        let prefix = dialect == .shell ? "recipes " : ""
+        let suggestion = closest(to: word, among: names).map { "did you mean `\(prefix)\($0)`?" } ?? elsewhere(word, dialect: dialect)
+        let list = dialect == .shell ? "`recipes --help` lists the commands" : "`help` lists the commands"
+        return "unknown command \"\(TerminalText.clean(word))\"" + (suggestion.map { "; " + $0 } ?? "") + " (\(list))"
+    }
+
     /// The name among `names` closest to `word`: one a word of up to four letters is one edit from, or a longer
     /// word two edits from (an edit being a letter typed, dropped, changed, or two letters swapped), else the one
     /// name `word` is the start of; nil when none is close, or when two are equally close.

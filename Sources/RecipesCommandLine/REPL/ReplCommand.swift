@@ -48,9 +48,7 @@ public enum ReplCommand: Equatable, Sendable {
         guard let name = words.first else { throw CommandLineError("empty command") }
         let arguments = Array(words.dropFirst())
         guard let spec = ReplCommandSpec.named(name) else {
-            let names = ReplCommandSpec.all.map(\.name)
-            let hint = CommandSuggestion.closest(to: name, among: names).map { "did you mean `\($0)`? " } ?? ""
-            throw CommandLineError("unknown command \"\(name)\"; \(hint)(`help` lists the commands)")
+            throw CommandLineError(CommandSuggestion.unknownCommand(name, among: ReplCommandSpec.all.map(\.name), dialect: .repl))
         }
         do throws(CommandLineError) {
             let end = arguments.firstIndex(of: "--")
