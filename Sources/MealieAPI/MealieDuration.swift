@@ -11,14 +11,14 @@ public enum MealieDuration {
     /// What Mealie is sent for the time `recipes` keeps as `stored`: Mealie's form of an ISO 8601 time, any other text
     /// as it is.
     public static func written(_ stored: String) -> String {
-        guard isISO8601(stored), let duration = try? RecipeDuration(parsing: stored) else { return stored }
+        guard RecipeDuration.isISO8601(stored), let duration = try? RecipeDuration(parsing: stored) else { return stored }
         return text(seconds: duration.seconds)
     }
 
     /// What `recipes` keeps for Mealie's time `text`: ISO 8601 for a time in exactly the form Mealie writes (so that
     /// `written` gives the same text back), any other text as it is.
     public static func stored(_ text: String) -> String {
-        guard !isISO8601(text), let duration = try? RecipeDuration(parsing: text), Self.text(seconds: duration.seconds) == text
+        guard !RecipeDuration.isISO8601(text), let duration = try? RecipeDuration(parsing: text), Self.text(seconds: duration.seconds) == text
         else { return text }
         return duration.iso8601
     }
@@ -35,9 +35,5 @@ public enum MealieDuration {
             words.append("\(count) \(unit)\(count == 1 ? "" : "s")")
         }
         return words.isEmpty ? "0 minutes" : words.joined(separator: " ")
-    }
-
-    private static func isISO8601(_ text: String) -> Bool {
-        text.trimmingCharacters(in: .whitespaces).uppercased().hasPrefix("P")
     }
 }

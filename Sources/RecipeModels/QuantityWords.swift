@@ -13,14 +13,10 @@ enum QuantityWords {
         case coarse
     }
 
-    /// The metric unit the text right after a quantity starts with (`g`, `400g`'s `g`, ` ml`, ` litres`), if any.
+    /// The metric unit the text right after a quantity starts with (`g`, `400g`'s `g`, ` ml`, ` litres`), if any: one
+    /// of `UnitConversion.units`.
     static func metric(after text: Substring) -> Metric? {
-        let word = firstWord(of: text.drop { $0 == " " }).lowercased()
-        if ["g", "gr", "gram", "grams", "gramme", "grammes", "ml", "millilitre", "millilitres", "milliliter",
-            "milliliters", "mg"].contains(word) { return .fine }
-        if ["kg", "kilo", "kilos", "kilogram", "kilograms", "l", "litre", "litres", "liter", "liters", "dl", "cl"]
-            .contains(word) { return .coarse }
-        return nil
+        UnitConversion.units[firstWord(of: text.drop { $0 == " " }).lowercased()]?.metric
     }
 
     /// Words a quantity may stand before without being what is counted (`2 large eggs`).

@@ -64,6 +64,11 @@ public struct RecipeDuration: Sendable, Hashable, CustomStringConvertible {
         self.init(seconds: seconds)
     }
 
+    /// Whether `text` (blanks around it aside) is an ISO 8601 duration (`PT1H30M`), not a time in words.
+    public static func isISO8601(_ text: String) -> Bool {
+        iso8601Seconds(text.trimmingCharacters(in: .whitespaces)) != nil
+    }
+
     /// The seconds of an ISO 8601 duration, or nil when `text` is not one.
     static func iso8601Seconds(_ text: String) -> Int? {
         var rest = Substring(text.uppercased())

@@ -7,6 +7,17 @@ public enum UnitSystem: String, Sendable, CaseIterable {
     case us
 }
 
+extension RecipeContent {
+    /// The content as a cook is shown it (`show`, `export`): its quantities and yield scaled by `factor`, then its
+    /// measures in `units`; each left as kept when nil.
+    public func shown(scaledBy factor: Double?, in units: UnitSystem?) -> RecipeContent {
+        var content = self
+        if let factor { content = QuantityScaling.scaled(content, by: factor) }
+        if let units { content = UnitConversion.converted(content, to: units) }
+        return content
+    }
+}
+
 /// A recipe's quantities in the other system of measures, where that is sound: a volume to a volume and a weight to a
 /// weight (a cup of flour becomes 237 ml, not grams: that needs the flour's density, which a recipe does not give), and
 /// oven temperatures in the steps. The unit after an ingredient's leading quantity decides (`1 cup flour` →
@@ -22,6 +33,13 @@ public enum UnitConversion {
         let kind: Kind
         /// Millilitres (volume) or grams (weight) in one.
         let size: Double
+
+        /// How finely an amount of a metric unit is written (grams and millilitres and less finely, kilograms and
+        /// litres and the other larger ones as decimals); nil for a US unit, written in fractions.
+        var metric: QuantityWords.Metric? {
+            guard system == .metric else { return nil }
+            return size <= 1 ? .fine : .coarse
+        }
     }
 
     /// The units by the words an ingredient writes them with.
@@ -34,7 +52,8 @@ public enum UnitConversion {
         add(["cl"], .metric, .volume, 10)
         add(["dl"], .metric, .volume, 100)
         add(["l", "litre", "litres", "liter", "liters"], .metric, .volume, 1000)
-        add(["g", "gram", "grams", "gramme", "grammes"], .metric, .weight, 1)
+        add(["mg"], .metric, .weight, 0.001)
+        add(["g", "gr", "gram", "grams", "gramme", "grammes"], .metric, .weight, 1)
         add(["kg", "kilo", "kilos", "kilogram", "kilograms"], .metric, .weight, 1000)
         add(["tsp", "teaspoon", "teaspoons"], .us, .volume, 4.92892)
         add(["tbsp", "tablespoon", "tablespoons"], .us, .volume, 14.7868)
@@ -66,25 +85,24 @@ public enum UnitConversion {
         guard let unit = units[word.lowercased()], unit.system != system else { return line }
         let amounts = [quantity.low] + (quantity.high.map { [$0.value] } ?? [])
         let base = amounts.map { $0 * unit.size }
-        let (target, name) = Self.target(for: base.max() ?? 0, kind: unit.kind, system: system)
-        let metric = QuantityWords.metric(after: Substring(" " + name))
-        let style: QuantityScaling.Quantity.Style = metric == nil ? .fraction(unicode: true) : .whole
-        let written = base.map { QuantityScaling.format($0 / target, style: style, metric: metric) }
+        let name = Self.target(for: base.max() ?? 0, kind: unit.kind, system: system)
+        guard let target = units[name] else { return line }
+        let style: QuantityScaling.Quantity.Style = target.metric == nil ? .fraction(unicode: true) : .whole
+        let written = base.map { QuantityScaling.format($0 / target.size, style: style, metric: target.metric) }
         var text = written[0].text
         if let high = quantity.high, written.count > 1 { text += high.separator + written[1].text }
-        let unitName = metric == nil && name == "cup" && (written.last?.value ?? 0) > 1 ? "cups" : name
+        let unitName = QuantityWords.form(of: name, one: (written.last?.value ?? 0) <= 1, alone: true) ?? name
         return String(line[..<quantity.range.lowerBound]) + text + " " + unitName + String(line[wordEnd...])
     }
 
-    /// The unit of `system` an amount of `base` millilitres or grams is written in, and its size: spoons below a
-    /// quarter cup, cups above; ounces below a pound; grams and millilitres below a thousand.
-    static func target(for base: Double, kind: Unit.Kind, system: UnitSystem) -> (size: Double, name: String) {
+    /// The unit (its word in `units`) of `system` an amount of `base` millilitres or grams is written in: spoons
+    /// below a quarter cup, cups above; ounces below a pound; grams and millilitres below a thousand.
+    static func target(for base: Double, kind: Unit.Kind, system: UnitSystem) -> String {
         switch (system, kind) {
-        case (.metric, .volume): base >= 1000 ? (1000, "l") : (1, "ml")
-        case (.metric, .weight): base >= 1000 ? (1000, "kg") : (1, "g")
-        case (.us, .volume):
-            base < 14.7868 ? (4.92892, "tsp") : base < 59.147 ? (14.7868, "tbsp") : (236.588, "cup")
-        case (.us, .weight): base >= 453.592 ? (453.592, "lb") : (28.3495, "oz")
+        case (.metric, .volume): base >= 1000 ? "l" : "ml"
+        case (.metric, .weight): base >= 1000 ? "kg" : "g"
+        case (.us, .volume): base < (units["tbsp"]?.size ?? 0) ? "tsp" : base < (units["cup"]?.size ?? 0) / 4 ? "tbsp" : "cup"
+        case (.us, .weight): base >= (units["lb"]?.size ?? 0) ? "lb" : "oz"
         }
     }
 

@@ -37,17 +37,13 @@ struct CommandContext {
         return configuration
     }
 
-    /// The kind of server whose versions `status` and `show` name (`server.kind`): `.http`, whose versions are plain
-    /// numbers, when the configuration cannot be read or names no kind (`status`'s destination line says why).
-    func serverKindOfVersions() -> ServerKind {
-        (try? configuration(warnAboutPermissions: false).serverKind()) ?? .http
-    }
-
-    /// Whether a server is set (server.url, from the config file or the environment); true when the configuration
-    /// cannot be read (the advice to sync then says what is wrong with it).
-    func hasServer() -> Bool {
-        guard let configuration = try? configuration(warnAboutPermissions: false) else { return true }
-        return configuration.serverURL != nil
+    /// What `status` and `show` say of the server, from the configuration read once: the kind whose versions they
+    /// name (`server.kind`; `.http`, whose versions are plain numbers, when the configuration cannot be read or names
+    /// no kind: `status`'s destination line says why), and whether a server is set (server.url; true when the
+    /// configuration cannot be read, and the advice to sync then says what is wrong with it).
+    func serverForText() -> (kind: ServerKind, isSet: Bool) {
+        guard let configuration = try? configuration(warnAboutPermissions: false) else { return (.http, true) }
+        return ((try? configuration.serverKind()) ?? .http, configuration.serverURL != nil)
     }
 
     /// Opens the home's store: `.readWrite` for commands that change something, `.readOnly` for those that only read

@@ -21,8 +21,7 @@ struct ShowCommand: ParsableCommand {
         try context.reportingFailures {
             let store = try context.openStore(.readOnly)
             var formatter = RecipeFormatter(store: store, now: Date())
-            formatter.server = context.serverKindOfVersions()
-            formatter.hasServer = context.hasServer()
+            (formatter.server, formatter.hasServer) = context.serverForText()
             let recipe = try store.recipe(id: store.recipeID(id))
             let factor = try scaling.request.map { request throws in try ScaleOptions.factor(request, of: recipe) }
             let units = scaling.units

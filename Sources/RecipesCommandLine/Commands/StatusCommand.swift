@@ -21,8 +21,7 @@ struct StatusCommand: ParsableCommand {
         try context.reportingFailures {
             let store = try context.openStore(.readOnly)
             var formatter = RecipeFormatter(store: store, now: Date())
-            formatter.server = context.serverKindOfVersions()
-            formatter.hasServer = context.hasServer()
+            (formatter.server, formatter.hasServer) = context.serverForText()
             let recipes = try store.recipes(ids: ids.isEmpty ? nil : store.recipeIDs(ids))
             let notes = Self.folderNotes(context.home)
             let watcher = WatchStatus.current(of: context.home)

@@ -32,9 +32,8 @@ struct RecipeExport {
     func fields(_ recipe: Recipe) throws -> RecipeFields {
         var fields = RecipeFields(recipe)
         guard request != nil || units != nil else { return fields }
-        var content = fields.content
-        if let request { content = QuantityScaling.scaled(content, by: try ScaleOptions.factor(request, of: recipe)) }
-        if let units { content = UnitConversion.converted(content, to: units) }
+        let factor = try request.map { request throws in try ScaleOptions.factor(request, of: recipe) }
+        let content = fields.content.shown(scaledBy: factor, in: units)
         fields.ingredients = content.ingredients
         fields.recipeYield = content.recipeYield
         fields.steps = content.steps

@@ -129,7 +129,7 @@ public struct RecipeFormatter: Sendable {
         func textLines(_ text: String) -> [String] {
             text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { TerminalText.clean(String($0)) }
         }
-        let content = Self.content(recipe, scale: scale, units: units)
+        let content = RecipeContent(recipe).shown(scaledBy: scale, in: units)
         field("id", String(recipe.id))
         field("uuid", recipe.uuid.lowercasedString)
         field("title", recipe.title)
@@ -248,7 +248,7 @@ public struct RecipeFormatter: Sendable {
     /// `scale` the factor.
     public func showJSON(_ recipe: Recipe, scale: Double? = nil, units: UnitSystem? = nil) -> String {
         let recipe = withoutDeadLease(recipe)
-        let content = Self.content(recipe, scale: scale, units: units)
+        let content = RecipeContent(recipe).shown(scaledBy: scale, in: units)
         var image = JSONWriter()
         if let reference = recipe.image {
             image.object([
@@ -283,14 +283,6 @@ public struct RecipeFormatter: Sendable {
         var writer = JSONWriter()
         writer.object(ordered: pairs)
         return writer.text + "\n"
-    }
-
-    /// What `show` prints of `recipe`: its content scaled by `scale` and in the measures of `units`, when asked.
-    static func content(_ recipe: Recipe, scale: Double?, units: UnitSystem?) -> RecipeContent {
-        var content = RecipeContent(recipe)
-        if let scale { content = QuantityScaling.scaled(content, by: scale) }
-        if let units { content = UnitConversion.converted(content, to: units) }
-        return content
     }
 
     /// The `measures:` line of `show --units`.
