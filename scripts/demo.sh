@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# `make demo`: recipes end to end on its own — a local reference server on loopback with a temporary data folder,
-# sample recipes with images in a temporary home, a sync you can watch, the status, one recipe read back from the
-# server; then two-way sync: a second home (another device) restores everything with one sync, an edit on each side
-# of one recipe merges, and an edit of the same field on both is a conflict, shown and resolved. Everything is
-# removed afterwards and the server is stopped, whatever happens.
+# `make demo`: recipes end to end on its own, as a cook meets it — a recipe imported from a web page (served on
+# loopback), three typed in, a search, the recipe scaled for a smaller table and as Markdown, then the sync to a local
+# reference server (images first, then each recipe's JSON, a refused upload retried), a second device that restores
+# everything with one sync, an edit on each device that merges, and one that conflicts, resolved. The plumbing is shown
+# only where it explains something. Everything is removed afterwards and the servers are stopped, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-.build}
@@ -12,107 +12,122 @@ server="$PWD/$BUILD/release/recipes-server"
 work=$(mktemp -d /tmp/recipes-demo.XXXXXX)
 home="$work/home"
 server_pid=""
+site_pid=""
 cleanup() {
-    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+    for pid in $server_pid $site_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     rm -rf "$work"
 }
 trap cleanup EXIT
 # Bold headings on a terminal, plain text otherwise or when NO_COLOR is set.
 if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold="" plain=""; fi
 step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
+# Shows a command as a person would type it (`recipes …`, the home left out), then runs it in the demo's home ($at).
+at="$home"
+run() { printf '%s$ recipes %s%s\n' "$bold" "$*" "$plain"; "$recipes" "$@" --home "$at"; }
+# The first address a process printed to the file $1, waited for up to 10 s.
+address_in() {
+    local url=""
+    for _ in $(seq 100); do
+        url=$(grep -o 'http://127.0.0.1:[0-9]*' "$1" | head -1 || true)
+        [ -n "$url" ] && break
+        sleep 0.1
+    done
+    echo "$url"
+}
 
-step "Starting recipes-server on a free loopback port (data in $work/server)"
-# Two faults make the run worth watching: every image upload is slowed to take a second, and the first recipe upload
-# is refused once with 503 and Retry-After: 1, which the client waits out and retries.
+step "Two local servers on loopback: a recipe blog (demo/site) and recipes-server (data in $work/server)"
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory demo/site > "$work/site.out" 2>&1 &
+site_pid=$!
+# Every image upload is slowed to take half a second (progress to watch), and the first recipe upload is refused
+# once with 503 and Retry-After: 1, which the client waits out and retries.
 "$server" --data "$work/server" --port 0 --token demo-token-of-the-kitchen --request-log "$work/requests.log" \
-    --fault 'PUT /v1/images/*: latency=1s' \
+    --fault 'PUT /v1/images/*: latency=500ms' \
     --fault 'PUT /v1/recipes/*: status=503 retry-after=1 first=1' > "$work/server.out" 2>"$work/server.err" &
 server_pid=$!
-for _ in $(seq 100); do
-    url=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/server.out" | head -1 || true)
-    [ -n "$url" ] && break
-    sleep 0.1
-done
+site=$(address_in "$work/site.out")
+url=$(address_in "$work/server.out")
+[ -n "$site" ] || { echo "the demo's web server did not start:"; cat "$work/site.out"; exit 1; }
 [ -n "$url" ] || { echo "recipes-server did not start:"; cat "$work/server.err"; exit 1; }
-echo "listening on $url"
+echo "the blog:      $site/lasagne.html"
+echo "recipes-server $url"
 
-step "A fresh home: $home"
+step "A recipe from a web page: its schema.org data, photo included"
+run import "$site/lasagne.html"
+
+step "Three more, typed: demo/recipes.txt piped into \`recipes edit\` (the REPL reads one command per line)"
+"$recipes" edit --home "$home" < demo/recipes.txt
+run list
+
+step "Recipes are named by their title (or its start, in any case and accent), by id or by uuid"
+run ingredient add soup 1 tsp smoked paprika
+run cooktime bread 35m
+
+step "Search: every word must match, in any field; a word may be a field's (title:, ingredients:, …)"
+run search garlic
+run search "ingredients:tomato soup"
+
+step "The lasagne for two: quantities scaled and written as a cook writes them"
+run show lasagne --servings 2
+
+step "The same, for a US kitchen and as a Markdown page"
+run export lasagne --format markdown --servings 2 --units us
+
+step "Syncing with the server: each recipe's image first, then its JSON, up to 4 at a time; the server refuses the first upload once (503, Retry-After: 1)"
 "$recipes" config set server.url "$url" --home "$home"
 printf 'demo-token-of-the-kitchen\n' | "$recipes" config set server.token - --home "$home"
-"$recipes" config show --home "$home"
-
-step "Creating sample recipes with images (demo/recipes.txt piped into \`recipes edit\`)"
-"$recipes" edit --home "$home" < demo/recipes.txt
-"$recipes" list --home "$home"
-
-step "recipes status (before the sync)"
-"$recipes" status --home "$home"
-
-step "recipes sync — images first, then each recipe's JSON; the 503 is retried after its Retry-After"
 status=0
-"$recipes" sync --home "$home" || status=$?
+run sync || status=$?
 echo "exit status $status"
+run status
 
-step "recipes status (after the sync)"
-"$recipes" status --home "$home"
-
-step "Recipe 1 read back from the server"
-uuid=$("$recipes" status 1 --json --home "$home" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["uuid"])')
-curl -s -H 'Authorization: Bearer demo-token-of-the-kitchen' "$url/v1/recipes/$uuid" | python3 -m json.tool
-
-step "An edit from the shell (\`recipes title 2 …\`), then sync again (its image is on the server: only the JSON goes)"
-"$recipes" title 2 "Country sourdough" --home "$home"
-"$recipes" sync --home "$home" || true
-
-step "What the server saw (its request log: method, path, status)"
+step "What the server saw, counted by request: one upload per image and per recipe, the refused one sent again"
 python3 -c '
-import json, sys
+import collections, json, re, sys
+seen = collections.Counter()
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    print("%-6s %-80s %s" % (r["method"], r["path"], r["status"]))' "$work/requests.log"
-
-step "The home after the sync: no temporary files left in media/ and outbox/ (images/ keeps what the server confirmed)"
-(cd "$home" && find . -type f ! -name '.lock' | sort)
+    path = re.sub(r"/v1/(images|recipes)/[^/?]+", r"/v1/\1/…", r["path"].split("?")[0])
+    seen["%s %s %s" % (r["method"], path, r["status"])] += 1
+for request, count in sorted(seen.items()):
+    print("%3d  %s" % (count, request))' "$work/requests.log"
 
 # Two-way sync: a second device.
 laptop="$work/laptop"
 "$recipes" config set server.url "$url" --home "$laptop" >/dev/null
 printf 'demo-token-of-the-kitchen\n' | "$recipes" config set server.token - --home "$laptop" >/dev/null
-# The first 8 digits of the uuid of the home's recipe $1, as `status` shows them: ids are per device, the uuid names
-# a recipe the same way on both.
-short_uuid() {
-    "$recipes" status "$1" --json --home "$home" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["uuid"][:8])'
-}
 
-step "A second device (a fresh home, $laptop): one \`recipes sync\` restores every recipe, images included"
-"$recipes" sync --home "$laptop" || true
-"$recipes" list --home "$laptop"
-(cd "$laptop" && find images -type f ! -name '.lock' | sort)
+step "A second device (the kitchen laptop, a fresh home): one sync restores every recipe, photos included"
+at="$laptop"
+run sync || true
+run list
 
-soup=$(short_uuid 1)
-bread=$(short_uuid 2)
-step "Both devices edit the soup ($soup, the start of its uuid, names it on both): the home its title, the laptop a new ingredient — the edits merge"
-"$recipes" title "$soup" "Roast tomato soup" --home "$home"
-"$recipes" sync --home "$home" || true
-"$recipes" ingredient add "$soup" 1 tsp smoked paprika --home "$laptop"
-"$recipes" sync --home "$laptop" || true
-"$recipes" sync --home "$home" || true
-"$recipes" show "$soup" --home "$home"
+step "Both devices edit the soup: the home its title, the laptop its yield — the edits merge"
+at="$home"
+run title soup "Roast tomato soup"
+run sync || true
+at="$laptop"
+run yield soup "6 servings"
+run sync || true
+at="$home"
+run sync || true
+run show roast
 
-step "Both devices change the yield of the bread ($bread): a conflict (exit 1) — nothing is overwritten"
-"$recipes" yield "$bread" "2 loaves" --home "$home"
-"$recipes" sync --home "$home" || true
-"$recipes" yield "$bread" "12 rolls" --home "$laptop"
+step "Both devices change the bread's cook time: a conflict (exit 1) — nothing is overwritten"
+run cooktime bread 40m
+run sync || true
+at="$laptop"
+run cooktime bread 30m
 status=0
-"$recipes" sync --home "$laptop" || status=$?
+run sync || status=$?
 echo "exit status $status"
-"$recipes" status "$bread" --home "$laptop"
-"$recipes" conflicts --home "$laptop"
+run conflicts
 
-step "Resolved on the laptop: keep its own yield (--mine), and sync — both devices agree"
-"$recipes" resolve "$bread" --mine --home "$laptop"
-"$recipes" sync --home "$laptop" || true
-"$recipes" sync --home "$home" || true
-printf 'home:   %s\nlaptop: %s\n' \
-    "$("$recipes" show "$bread" --json --home "$home" | python3 -c 'import json, sys; print(json.load(sys.stdin)["recipeYield"])')" \
-    "$("$recipes" show "$bread" --json --home "$laptop" | python3 -c 'import json, sys; print(json.load(sys.stdin)["recipeYield"])')"
+step "Resolved on the laptop: keep its own time (--mine), and sync — both devices agree"
+run resolve bread --mine
+run sync || true
+at="$home"
+run sync || true
+for device in home laptop; do
+    dir=$home; [ "$device" = laptop ] && dir=$laptop
+    printf '%-7s %s\n' "$device:" "$("$recipes" show bread --home "$dir" | grep '^cook time')"
+done

@@ -47,13 +47,13 @@ public struct RecipesCommand: AsyncParsableCommand {
     public static func main(arguments: [String]) async {
         let parserCommands = configuration.subcommands.map { $0._commandName }
         switch OneShotCommand.route(arguments, parserCommands: parserCommands) {
-        case .oneShot(let name, let words, let home, let help):
-            Foundation.exit(await OneShotCommand.run(name: name, words: words, homeOption: home, help: help))
+        case .oneShot(let name, let words, let home, let help, let verbose):
+            Foundation.exit(await OneShotCommand.run(name: name, words: words, homeOption: home, help: help, verbose: verbose))
         case .unknown(let word):
             StandardConsole().err(OneShotCommand.unknownCommand(word, parserCommands: parserCommands))
             Foundation.exit(ExitCode.validationFailure.rawValue)
         case .parser:
-            await main(emptyHomeSpelledOut(arguments))
+            Foundation.exit(await parseAndRun(emptyHomeSpelledOut(arguments)))
         }
     }
 

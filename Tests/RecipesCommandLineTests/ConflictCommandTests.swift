@@ -110,10 +110,10 @@ struct ConflictCommandTests {
     @Test("usage errors exit 64 with one message and change nothing", arguments: [
         (["resolve", "1"], "choose a side: --mine keeps your values, --theirs takes the server's"),
         (["resolve", "1", "--mine", "--theirs"], "choose one side: --mine or --theirs, not both"),
-        (["resolve", "--mine"], "Missing expected argument '<id>'"),
+        (["resolve", "--mine"], "recipes: missing expected argument '<id>'; usage: recipes resolve "),
         (["resolve", "0", "--theirs"], "\"0\" names no recipe; give the id"),
         (["resolve", "1", "--theirs", "--field", " "], "--field needs a field name"),
-        (["conflicts", "3"], "Unexpected argument '3'"),
+        (["conflicts", "3"], "recipes: unexpected argument '3'; usage: recipes conflicts [--home <DIR>] [--json]\n"),
     ])
     func usageErrors(arguments: [String], message: String) throws {
         let home = try ConflictFixture()

@@ -30,7 +30,7 @@ struct DamagedHomeEndToEndTests {
             + "writes nothing more to it: run `recipes doctor` to check it and save every readable recipe into a new database"
         #expect(result.stderr == "error: line 1: \(damaged)\nerror: line 2: \(damaged)\n")
         #expect(fileBytes(path) == bytes)
-        let show = try runRecipes(["show", String(healthy), "--home", dir.homePath])
+        let show = try runRecipes(["show", String(healthy), "--details", "--home", dir.homePath])
         #expect(show.status == 0 && show.stdout.contains("title:        Recipe \(healthy)\n"), "\(show)")
         #expect(show.stdout.contains("revision:     3 "), "\(show)")
     }
@@ -112,7 +112,7 @@ struct DamagedHomeEndToEndTests {
         }
         let list = try run(["list"])
         #expect(list.status == 0 && list.stdout.contains("Recipe 2"), "\(list)")
-        let show = try run(["show", "1"])
+        let show = try run(["show", "1", "--details"])
         #expect(show.status == 0 && show.stdout.contains("title:        Recipe 1"), "\(show)")
         let status = try run(["status"])
         #expect(status.status == 0 && status.stdout.contains("Recipe 1"), "\(status)")

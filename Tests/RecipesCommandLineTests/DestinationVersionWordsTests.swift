@@ -110,14 +110,14 @@ struct DestinationVersionWordsTests {
         #expect(status.status == 0, "\(status)")
         #expect(status.stdout.contains("  synced  1    \(mealieTime)  Lentil stew"), "\(status.stdout)")
         #expect(!status.stdout.contains("1795790248546335"), "\(status.stdout)")
-        let show = try runRecipes(["show", "1"] + home)
+        let show = try runRecipes(["show", "1", "--details"] + home)
         #expect(show.stdout.contains("\nserver:       updated on Mealie at \(mealieTime)\n"), "\(show.stdout)")
-        let repl = try runRecipes(["edit"] + home, input: "show 1\nstatus\n")
+        let repl = try runRecipes(["edit"] + home, input: "show 1 --details\nstatus\n")
         #expect(repl.stdout.contains("\nserver:       updated on Mealie at \(mealieTime)\n"), "\(repl.stdout)")
         #expect(repl.stdout.contains("  synced  1    \(mealieTime)  Lentil stew"), "\(repl.stdout)")
         #expect(try runRecipes(["config", "set", "server.kind", "http"] + home).status == 0)
         #expect(try runRecipes(["status"] + home).stdout.contains("  synced  1    1795790248546335  Lentil stew"))
-        #expect(try runRecipes(["show", "1"] + home).stdout.contains("\nserver:       version 1795790248546335\n"))
+        #expect(try runRecipes(["show", "1", "--details"] + home).stdout.contains("\nserver:       version 1795790248546335\n"))
     }
 
     @Test("on a terminal, status of a recipe changed since Mealie's copy says since when; --json keeps the number")
@@ -144,7 +144,7 @@ struct DestinationVersionWordsTests {
         let dir = try homeSynced(at: 3)
         let home = ["--home", dir.homePath]
         #expect(try runRecipes(["config", "set", "server.kind", "mealie"] + home).status == 0)
-        #expect(try runRecipes(["show", "1"] + home).stdout.contains("\nserver:       version 3\n"))
+        #expect(try runRecipes(["show", "1", "--details"] + home).stdout.contains("\nserver:       version 3\n"))
         #expect(try runRecipes(["status"] + home).stdout.contains("  synced  1    3       Lentil stew"))
     }
 

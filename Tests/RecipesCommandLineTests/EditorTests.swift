@@ -251,7 +251,7 @@ struct EditorTests {
         #expect(conflict.stderr.contains("differs in title; nothing changed: \(second) now holds the merge"), "\(conflict.stderr)")
         #expect(try store.recipe(id: 1) == before)
         #expect(try String(contentsOfFile: second, encoding: .utf8).contains("#   title: yours \"Mine\", now \"Found\""))
-        let settled = try runRecipes(["edit", "--home", dir.homePath], input: "edit 1 --from \(second)\nshow 1\n")
+        let settled = try runRecipes(["edit", "--home", dir.homePath], input: "edit 1 --from \(second)\nshow 1 --details\n")
         #expect(settled.status == 0 && settled.stdout.contains("saved recipe 1") && settled.stdout.contains("title:        Mine"), "\(settled)")
         #expect(leftovers(dir).isEmpty)
     }

@@ -34,7 +34,7 @@ struct ImagePathTests {
         let paths = try images()
         #expect(paths[attached] as? String == mediaCopy)
         #expect(paths[pulled] as? String == downloaded)
-        let show = try runRecipes(["show", String(pulled), "--home", dir.homePath])
+        let show = try runRecipes(["show", String(pulled), "--details", "--home", dir.homePath])
         #expect(show.stdout.contains("\n              \(downloaded)\n"), "\(show.stdout)")
         let showJSON = try runRecipes(["show", String(pulled), "--json", "--home", dir.homePath])
         #expect(showJSON.stdout.contains("\"path\":\"\(downloaded)\""), "\(showJSON.stdout)")

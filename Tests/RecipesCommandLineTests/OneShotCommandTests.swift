@@ -104,7 +104,7 @@ struct OneShotCommandTests {
     func help() throws {
         let usage = try runRecipes(["step", "--help"])
         #expect(usage.status == 0)
-        #expect(usage.stdout.hasPrefix("usage: recipes step add <id> <text> [--home DIR]\n       recipes step rm <id> <n> [--home DIR]\n"), "\(usage)")
+        #expect(usage.stdout.hasPrefix("usage: recipes step add <id> <text> [--verbose] [--home DIR]\n       recipes step rm <id> <n> [--verbose] [--home DIR]\n"), "\(usage)")
         let root = try runRecipes(["--help"])
         let flowing = root.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(flowing.contains("new, title, description, yield, keywords, preptime, cooktime, totaltime, category, cuisine, author, url, tools, diets, nutrition, ingredient, step, image, delete"), "\(root.stdout)")

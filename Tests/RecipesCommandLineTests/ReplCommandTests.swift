@@ -166,7 +166,7 @@ struct ReplEditingCommandTests {
         (["step", "section", "1", "3-2", "x"], "runs backwards"),
         (["step", "section", "1"], "give the step number (or n-m), then the section's name"),
         (["show", "1", "--servings", "0"], "--servings takes a number above 0"),
-        (["show", "1", "--portions", "2"], "\"--portions\" is not an option (show takes --servings, --scale)"),
+        (["show", "1", "--portions", "2"], "\"--portions\" is not an option (show takes --servings, --scale, --details)"),
         (["export", "--format", "pdf"], "--format is jsonld or markdown"),
         (["ingredient", "set", "1", "2"], "the ingredient text is missing"),
         (["step", "move", "1", "2"], "give the step number, then where it goes"),

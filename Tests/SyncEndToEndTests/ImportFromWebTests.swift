@@ -238,7 +238,7 @@ struct ImportFromWebTests {
         #expect(recipe["suitableForDiet"] as? [String] == ["https://schema.org/VeganDiet", "https://schema.org/GlutenFreeDiet"])
         #expect(recipe["nutrition"] as? [String: String] == ["calories": "180 kcal", "fatContent": "2 g"])
         #expect(recipe["stepSections"] as? [String] == ["", "In the oven", "In the oven"])
-        let text = try client.run(["show", "1"]).stdout
+        let text = try client.run(["show", "1", "--details"]).stdout
         #expect(text.contains("prep time:    1h 30m\ncook time:    45m\ntotal time:   2h 15m\ncategory:     Bread, Baking\n"))
         #expect(text.contains("diets:        vegan, gluten-free\nnutrition:    calories 180 kcal\n              fatContent 2 g\n"))
         let bad = try client.run(["edit"], input: "preptime 1 soon\nnutrition 1 vitamins lots\nurl 1 example.org\n")

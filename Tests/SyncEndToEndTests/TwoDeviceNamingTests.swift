@@ -28,12 +28,12 @@ struct TwoDeviceNamingTests {
         defer { server.stop() }
         let prefix = String(pancakes.prefix(8))
         try tablet.edit(["title \(prefix) Fluffy pancakes"])
-        let onTablet = try tablet.run(["show", prefix])
+        let onTablet = try tablet.run(["show", prefix, "--details"])
         #expect(onTablet.status == 0 && onTablet.stdout.contains("title:        Fluffy pancakes\n"), "\(onTablet)")
         #expect(onTablet.stdout.contains("id:           3\n") && onTablet.stdout.contains("uuid:         \(pancakes)\n"))
         let whole = try laptop.run(["status", pancakes.uppercased()])
         #expect(whole.status == 0 && whole.stdout.contains("  Pancakes"), "a whole uuid, in any case: \(whole)")
-        let onLaptop = try laptop.run(["show", String(pancakes.prefix(5))])
+        let onLaptop = try laptop.run(["show", String(pancakes.prefix(5)), "--details"])
         #expect(onLaptop.stdout.contains("id:           2\n"), "\(onLaptop)")
     }
 

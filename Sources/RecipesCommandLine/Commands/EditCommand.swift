@@ -77,6 +77,7 @@ struct EditCommand: AsyncParsableCommand {
             session = ReplSession(
                 store: try context.openStore(.readOnly), configuration: configuration, console: context.console,
                 environment: context.environment, interactive: isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1)
+            session?.receipts = session?.interactive ?? false
         }
         guard let session else { throw ExitCode.failure }
         if isatty(STDIN_FILENO) == 1 {

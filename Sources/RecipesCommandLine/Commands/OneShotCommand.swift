@@ -7,22 +7,14 @@ import RecipeStore
 /// (`ReplCommandSpec`, the entries marked `oneShot`) rather than written a second time for ArgumentParser.
 ///
 /// Its words are taken as the REPL takes a line's words, except `--home DIR` (or `--home=DIR`), `--help` and `-h`
-/// before a `--`, which mean what they mean for every command; `--` passes the words after it as they are
+/// before a `--`, which mean what they mean for every command, and `--verbose` (`-v`), which prints the line an edit
+/// says on a terminal (`added ingredient 3 to Lasagne`) on a pipe too; `--` passes the words after it as they are
 /// (`recipes ingredient add 3 -- --half a lemon`).
-struct OneShotCommand {
-    /// The REPL command's name.
-    let name: String
-    /// Its words after the name.
-    let words: [String]
-    /// The `--home` given, if any.
-    let homeOption: String?
-    /// Whether `--help` or `-h` was given.
-    let wantsHelp: Bool
-
+enum OneShotCommand {
     /// What a command line (without the program's name) is, before ArgumentParser sees it.
     enum Route: Equatable {
         /// A REPL editing command, run by `OneShotCommand`.
-        case oneShot(name: String, words: [String], home: String?, help: Bool)
+        case oneShot(name: String, words: [String], home: String?, help: Bool, verbose: Bool = false)
         /// A word that is no command: refused with a suggestion when one is close.
         case unknown(String)
         /// A command of ArgumentParser's tree (or its options): left to it.
@@ -33,6 +25,7 @@ struct OneShotCommand {
     static func route(_ arguments: [String], parserCommands: [String]) -> Route {
         var home: String?
         var help = false
+        var verbose = false
         var words: [String] = []
         var name: String?
         var index = arguments.startIndex
@@ -61,6 +54,10 @@ struct OneShotCommand {
                     help = true
                     continue
                 }
+                if (argument == "--verbose" || argument == "-v") && name != nil {
+                    verbose = true
+                    continue
+                }
             }
             if name == nil {
                 if argument.hasPrefix("-") { return .parser }  // --version, an unknown option: ArgumentParser's
@@ -72,7 +69,7 @@ struct OneShotCommand {
         guard let name else { return .parser }
         if parserCommands.contains(name) || name == "help" { return .parser }
         if let spec = ReplCommandSpec.named(name), spec.oneShot {
-            return .oneShot(name: name, words: words, home: home, help: help)
+            return .oneShot(name: name, words: words, home: home, help: help, verbose: verbose)
         }
         return .unknown(name)
     }
@@ -89,15 +86,17 @@ struct OneShotCommand {
 
     /// `recipes <name> --help`: the usage from the REPL's table.
     static func help(_ spec: ReplCommandSpec) -> String {
-        let usages = spec.usage.components(separatedBy: " | ").map { "recipes " + $0 + " [--home DIR]" }
+        let usages = spec.usage.components(separatedBy: " | ").map { "recipes " + $0 + " [--verbose] [--home DIR]" }
         return "usage: " + usages.joined(separator: "\n       ") + "\n  \(spec.summary)\n"
             + "  The same command as in `recipes edit`: one change, one revision. Ids are those `recipes list` shows,\n"
-            + "  or a recipe's uuid (or its first characters, as `recipes status` shows them).\n"
+            + "  or a recipe's uuid (or its first characters, as `recipes status` shows them). On a terminal it says\n"
+            + "  in one line what it changed; --verbose (-v) says it on a pipe too.\n"
     }
 
     /// Runs the command and answers its exit status: 0 done, 1 it failed (nothing changed), 64 a usage error.
     static func run(
-        name: String, words: [String], homeOption: String?, help: Bool, console: any Console = StandardConsole(),
+        name: String, words: [String], homeOption: String?, help: Bool, verbose: Bool = false,
+        console: any Console = StandardConsole(), stdoutIsTerminal: Bool = isatty(STDOUT_FILENO) == 1,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) async -> Int32 {
         guard let spec = ReplCommandSpec.named(name) else { return ExitCode.validationFailure.rawValue }
@@ -124,6 +123,7 @@ struct OneShotCommand {
                     store: try context.openStore(.readOnly), configuration: try context.configuration(),
                     console: console, environment: environment)
                 session.dialect = .shell
+                session.receipts = verbose || stdoutIsTerminal
                 if try await session.execute(command) == .failed { status = ExitCode.failure.rawValue }
             }
             return status

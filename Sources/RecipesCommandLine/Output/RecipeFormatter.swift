@@ -86,14 +86,16 @@ public struct RecipeFormatter: Sendable {
         "no recipes yet; create one with " + (dialect == .shell ? "`recipes new <title>`" : "`new <title>`") + "\n"
     }
 
-    /// `list`: a header and one row per recipe (id, state, revision, title).
-    public func list(_ recipes: [Recipe]) -> String {
+    /// `list`: a header and one row per recipe (id, state, revision, title); without `revisions` (on a terminal, where
+    /// a person reads it) no revision column: it is sync bookkeeping, which `status` shows.
+    public func list(_ recipes: [Recipe], revisions: Bool = true) -> String {
         let recipes = recipes.map(withoutDeadLease)
         guard !recipes.isEmpty else { return noRecipes }
         let rows = recipes.map { recipe in
-            [String(recipe.id), recipe.sync.effectiveState(at: now).rawValue, String(recipe.sync.revision), recipe.title]
+            [String(recipe.id), recipe.sync.effectiveState(at: now).rawValue]
+                + (revisions ? [String(recipe.sync.revision)] : []) + [recipe.title]
         }
-        return Self.table(header: ["ID", "STATE", "REV", "TITLE"], rows: rows)
+        return Self.table(header: ["ID", "STATE"] + (revisions ? ["REV"] : []) + ["TITLE"], rows: rows)
     }
 
     /// `status`: a header and one row per recipe: its id, the start of its uuid (the name every device shares), its
@@ -115,79 +117,6 @@ public struct RecipeFormatter: Sendable {
     /// The first 8 hexadecimal digits of `uuid`: what `status` shows, and enough to name the recipe on any device
     /// (a command given a prefix two recipes share says so and lists them).
     static func shortUUID(_ uuid: UUID) -> String { String(uuid.lowercasedString.prefix(8)) }
-
-    /// `show`: every field, the image and the sync state; with `scale`, the ingredients' quantities and the yield
-    /// multiplied by it (a line says by how much).
-    public func show(_ recipe: Recipe, scale: Double? = nil, units: UnitSystem? = nil) -> String {
-        let recipe = withoutDeadLease(recipe)
-        var lines: [String] = []
-        let indent = String(repeating: " ", count: 14)
-        func field(_ name: String, _ value: String) {
-            lines.append((name + ":").padding(toLength: 14, withPad: " ", startingAt: 0) + TerminalText.clean(value))
-        }
-        // The lines of a value that may hold several (a description, a step), each cleaned.
-        func textLines(_ text: String) -> [String] {
-            text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { TerminalText.clean(String($0)) }
-        }
-        let content = RecipeContent(recipe).shown(scaledBy: scale, in: units)
-        field("id", String(recipe.id))
-        field("uuid", recipe.uuid.lowercasedString)
-        field("title", recipe.title)
-        let description = textLines(recipe.description)
-        field("description", description[0])
-        for line in description.dropFirst() { lines.append(indent + line) }
-        field("yield", content.recipeYield)
-        if let scale { field("scaled", "× " + QuantityScaling.decimal(scale) + " (quantities and yield)") }
-        if let units { field("measures", Self.measuresLine(units)) }
-        field("keywords", recipe.keywords)
-        for (name, value) in Self.detailLines(recipe.details) { field(name, value) }
-        for (index, (key, value)) in recipe.details.nutrition.sorted(by: { $0.key < $1.key }).enumerated() {
-            let line = TerminalText.clean(key + " " + value)
-            if index == 0 { field("nutrition", key + " " + value) } else { lines.append(indent + line) }
-        }
-        if let image = recipe.image {
-            field("image", "\(image.format.rawValue), \(image.byteCount) bytes, sha256 \(image.sha256)")
-            if let path = imagePath(of: image) { lines.append(indent + TerminalText.clean(path)) }
-        } else {
-            field("image", "none")
-        }
-        field("ingredients", content.ingredients.isEmpty ? "none" : "")
-        for (index, ingredient) in content.ingredients.enumerated() {
-            lines.append("  \(index + 1). \(TerminalText.clean(ingredient))")
-        }
-        field("steps", content.steps.isEmpty ? "none" : "")
-        var section = ""
-        for (index, step) in content.steps.enumerated() {
-            if step.section != section {
-                section = step.section
-                lines.append("  == " + (section.isEmpty ? "" : TerminalText.clean(section) + " ") + "==")
-            }
-            let number = "  \(index + 1). "
-            let text = textLines(step.text)
-            lines.append(number + text[0])
-            for line in text.dropFirst() { lines.append(String(repeating: " ", count: number.count) + line) }
-        }
-        if !recipe.received.other.isEmpty {
-            field("also kept", recipe.received.other.keys.sorted().joined(separator: ", "))
-        }
-        field("state", recipe.sync.effectiveState(at: now).rawValue)
-        field("revision", "\(recipe.sync.revision) (on this device)")
-        field("server", recipe.sync.serverVersion.map { versionWords($0).phrase } ?? "none yet")
-        field("attempts", String(recipe.sync.attempts))
-        if let next = recipe.sync.nextAttemptAt { field("next attempt", ISO8601.string(next)) }
-        if let error = recipe.sync.lastError { field("last error", error) }
-        if let remote = recipe.sync.remoteImageURL { field("server image", remote) }
-        field("modified", ISO8601.string(recipe.dateModified))
-        if let blocked = blocked(recipe) {
-            field("blocked", blocked)
-        }
-        if let conflict = recipe.sync.conflict {
-            field("conflicts", conflict.summary)
-            for line in ConflictText.lines(conflict) { lines.append("  " + line) }
-        }
-        return lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
-            .joined(separator: "\n") + "\n"
-    }
 
     /// The details `show` prints, those that are set, as (name, value): times as `1h 30m`, lists joined by ", ",
     /// diets by their names.

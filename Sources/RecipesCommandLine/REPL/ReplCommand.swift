@@ -5,8 +5,8 @@ import RecipeStore
 public enum ReplCommand: Equatable, Sendable {
     case new(title: String)
     case list
-    /// `show <id> [--servings N | --scale F]`.
-    case show(id: RecipeReference, scale: ScaleRequest? = nil)
+    /// `show <id> [--servings N | --scale F] [--details]`.
+    case show(id: RecipeReference, scale: ScaleRequest? = nil, details: Bool = false)
     /// A change applied as it is (`image set` is `setImage`, whose file is staged first).
     case edit(id: RecipeReference, RecipeChange)
     /// `image set`: the file is checked and copied when the command runs.
@@ -80,7 +80,7 @@ public struct ReplCommandSpec: Sendable {
     /// word is refused (a typed option is not text: `yield 5 --servings 4` must not store "--servings 4").
     public var options: [String] {
         switch name {
-        case "show": ["--servings", "--scale"]
+        case "show": ["--servings", "--scale", "--details"]
         case "edit": ["--from"]
         case "import": ["--dry-run", "--as-new"]
         case "export": ["--out", "--format"]
@@ -96,8 +96,8 @@ public struct ReplCommandSpec: Sendable {
     public static let all: [ReplCommandSpec] = [
         .init(name: "new", usage: "new <title>", summary: "create a recipe; prints its id", oneShot: true),
         .init(name: "list", usage: "list", summary: "one row per recipe: id, state, revision, title"),
-        .init(name: "show", usage: "show <id> [--servings N | --scale F]",
-              summary: "every field, the image and the sync state; quantities scaled to N servings or by F"),
+        .init(name: "show", usage: "show <id> [--servings N | --scale F] [--details]",
+              summary: "the recipe as a cook reads it, scaled to N servings or by F; --details: every field and the sync state"),
         .init(name: "title", usage: "title <id> <text>", summary: "set the name", oneShot: true),
         .init(name: "description", usage: "description <id> <text>", summary: "set the description (\"\" clears)", oneShot: true),
         .init(name: "yield", usage: "yield <id> <text>", summary: "set the yield, e.g. \"4 servings\"", oneShot: true),
@@ -172,14 +172,17 @@ public struct ReplCommandSpec: Sendable {
             guard arguments.isEmpty else { throw usageError("list takes no arguments") }
             return .list
         case "show":
-            guard arguments.count == 1 || arguments.count == 3 else { throw usageError() }
-            let id = try Self.recipeID(arguments[0])
-            guard arguments.count == 3 else { return .show(id: id) }
-            guard isOption(1, "--servings") || isOption(1, "--scale") else { throw usageError() }
-            guard let number = Double(arguments[2]), number > 0, number.isFinite else {
-                throw usageError("\(arguments[1]) takes a number above 0, not \"\(arguments[2])\"")
+            let details = arguments.indices.contains { isOption($0, "--details") }
+            let kept = arguments.indices.filter { !isOption($0, "--details") }
+            let rest = kept.map { arguments[$0] }
+            guard rest.count == 1 || rest.count == 3 else { throw usageError() }
+            let id = try Self.recipeID(rest[0])
+            guard rest.count == 3 else { return .show(id: id, details: details) }
+            guard isOption(kept[1], "--servings") || isOption(kept[1], "--scale") else { throw usageError() }
+            guard let number = Double(rest[2]), number > 0, number.isFinite else {
+                throw usageError("\(rest[1]) takes a number above 0, not \"\(rest[2])\"")
             }
-            return .show(id: id, scale: arguments[1] == "--servings" ? .servings(number) : .factor(number))
+            return .show(id: id, scale: rest[1] == "--servings" ? .servings(number) : .factor(number), details: details)
         case "title", "description", "yield", "keywords":
             guard arguments.count >= 2 else { throw usageError() }
             let id = try Self.recipeID(arguments[0])

@@ -30,6 +30,9 @@ public final class ReplSession {
     let environment: [String: String]
     /// Whether a person is at a terminal (the REPL's `sync` then shows progress bars).
     let interactive: Bool
+    /// Whether an edit that changed the recipe says so in one line (`added ingredient 3 to Lasagne`): at a terminal
+    /// and with `--verbose`, not in a script's output.
+    var receipts = false
     /// The background syncs of this session and where their lines go.
     let jobs: BackgroundJobs
     /// Asks a question (edit again? leave?) and returns the answer line, nil at end of input: on a terminal through
@@ -96,17 +99,26 @@ public final class ReplSession {
             let recipe = try writableStore().create(title: title)
             console.out("created \(recipe.id)\n")
         case .list:
-            console.out(formatter.list(try store.recipes()))
-        case .show(let reference, let scale):
+            console.out(formatter.list(try store.recipes(), revisions: !interactive))
+        case .show(let reference, let scale, let details):
             let recipe = try store.recipe(id: store.recipeID(reference))
-            console.out(formatter.show(recipe, scale: try scale.map { try ScaleOptions.factor($0, of: recipe) }))
+            let factor = try scale.map { try ScaleOptions.factor($0, of: recipe) }
+            console.out(details ? formatter.details(recipe, scale: factor) : formatter.show(recipe, scale: factor))
         case .edit(let reference, let change):
             let id = try store.recipeID(reference)
             let outcome = try writableStore().edit(change, of: id)
-            if !outcome.changed { console.out(Self.unchanged(id)) }
+            if !outcome.changed {
+                console.out(Self.unchanged(id))
+            } else if receipts {
+                console.out(EditReceipt.line(for: change, after: outcome.recipe))
+            }
         case .setImage(let reference, let path):
             let id = try store.recipeID(reference)
-            if try !attachImage(at: path, to: id) { console.out(Self.unchanged(id)) }
+            if try !attachImage(at: path, to: id) {
+                console.out(Self.unchanged(id))
+            } else if receipts {
+                console.out(EditReceipt.imageAttached(to: try store.recipe(id: id)))
+            }
         case .delete(let reference):
             let recipe = try store.recipe(id: store.recipeID(reference))
             let removed = try writableStore().delete(recipe.id)
