@@ -35,7 +35,7 @@ struct MealieSyncTests {
         #expect(first.status == 0, "\(first)")
         // Its version is the time Mealie changed it, and the text says so (`--json` keeps the microseconds).
         #expect(first.stdout.contains(": done (updated on Mealie at 20"), "\(first)")
-        #expect(try home.run(["show", "1"]).stdout.contains("\nserver:       updated on Mealie at 20"))
+        #expect(try home.run(["show", "1", "--details"]).stdout.contains("\nserver:       updated on Mealie at 20"))
         let created = try require(try await session.recipe(uuid), "the recipe in Mealie")
         #expect(created["name"] as? String == title)
         #expect((created["recipeIngredient"] as? [[String: Any]])?.compactMap { $0["note"] as? String } == ["1 kg tomatoes"])

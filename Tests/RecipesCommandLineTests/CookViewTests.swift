@@ -101,6 +101,14 @@ struct CookViewTests {
         #expect(shown.stdout.contains("\"250 g ricotta\",\"125 g mozzarella\"") && shown.stdout.contains("\"cookTime\":\"PT1H\""))
     }
 
+    @Test("a conflict of times shows both as show writes them (30m, not PT30M); other values as before")
+    func conflictTimes() {
+        #expect(ConflictText.describe(.text("PT30M"), of: .cookTime) == "\"30m\"")
+        #expect(ConflictText.describe(.text("PT1H30M"), of: .prepTime) == "\"1h 30m\"")
+        #expect(ConflictText.describe(.text("PT30M"), of: .title) == "\"PT30M\"")
+        #expect(ConflictText.describe(.absent, of: .totalTime) == "(none)")
+    }
+
     @Test("EditReceipt: every kind of edit in one line naming the recipe", arguments: [
         (RecipeChange.title("Lasagne"), "renamed the recipe to Lasagne"),
         (.description(""), "cleared the description of Lasagne"),

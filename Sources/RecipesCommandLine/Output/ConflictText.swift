@@ -12,13 +12,23 @@ enum ConflictText {
         case .fields(let conflicts):
             conflicts.map { conflict in
                 TerminalText.clean(
-                    "\(conflict.field.name): mine \(RecipeEditing.describe(conflict.mine)), "
-                        + "theirs \(RecipeEditing.describe(conflict.theirs))")
+                    "\(conflict.field.name): mine \(describe(conflict.mine, of: conflict.field)), "
+                        + "theirs \(describe(conflict.theirs, of: conflict.field))")
             }
         case .deletedOnServer:
             ["recipe: mine changed, theirs deleted"]
         case .deletedHere:
             ["recipe: mine deleted, theirs changed"]
+        }
+    }
+
+    /// A value as `RecipeEditing.describe` words it, a time as `show` writes it (`"30m"`, not `"PT30M"`).
+    static func describe(_ value: ConflictValue, of field: ConflictField) -> String {
+        switch (field, value) {
+        case (.prepTime, .text(let time)), (.cookTime, .text(let time)), (.totalTime, .text(let time)):
+            RecipeCard.quoted(RecipeDuration.display(time))
+        default:
+            RecipeEditing.describe(value)
         }
     }
 

@@ -88,7 +88,10 @@ extension RecipeFormatter {
         let details = Self.detailLines(recipe.details)
         let source = ["author", "url"]
         for (name, value) in details where !source.contains(name) { out.field(name, value) }
-        if !recipe.keywords.isEmpty { out.field("keywords", recipe.keywords) }
+        if !recipe.keywords.isEmpty {
+            let words = recipe.keywords.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            out.field("keywords", words.filter { !$0.isEmpty }.joined(separator: ", "))
+        }
         out.gap()
         if content.ingredients.isEmpty {
             out.field("ingredients", "none yet")
