@@ -36,9 +36,10 @@ struct SearchCommand: ParsableCommand {
             if json {
                 context.console.out(SearchFormatter.json(result))
             } else {
-                let bold = SearchFormatter.wantsBold(
-                    stdoutIsTerminal: isatty(STDOUT_FILENO) == 1, environment: context.environment)
-                context.console.out(SearchFormatter(bold: bold).text(result, words: words, limit: limit))
+                let terminal = isatty(STDOUT_FILENO) == 1
+                let bold = SearchFormatter.wantsBold(stdoutIsTerminal: terminal, environment: context.environment)
+                let formatter = SearchFormatter(bold: bold, columns: terminal ? TerminalSize.current().columns : nil)
+                context.console.out(formatter.text(result, words: words, limit: limit))
             }
         }
     }

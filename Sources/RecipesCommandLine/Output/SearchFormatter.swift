@@ -6,6 +6,9 @@ import RecipeStore
 struct SearchFormatter {
     /// Whether matched words are shown in bold (a terminal without `NO_COLOR`) rather than between brackets.
     var bold: Bool
+    /// The terminal's width, to which each row is cut (the context ending in `…`); nil on a pipe: rows as long as
+    /// they are.
+    var columns: Int? = nil
 
     /// The one way `text` and `json` decide `bold` for a standard output: a terminal that is not `dumb`, and no
     /// `NO_COLOR` (https://no-color.org).
@@ -22,7 +25,8 @@ struct SearchFormatter {
              Self.excerpt(hit.snippet)]
         }
         var text = TextTable.render(
-            header: ["ID", "TITLE", "FOUND IN", "CONTEXT"], rows: rows, emphasis: bold ? .bold : .brackets)
+            header: ["ID", "TITLE", "FOUND IN", "CONTEXT"], rows: rows, emphasis: bold ? .bold : .brackets,
+            columns: columns.map { $0 - 1 })  // the last column left free: writing into it makes some terminals wrap
         if result.total > result.hits.count {
             text += "\(result.hits.count) of \(result.total) matching recipes shown; --limit 0 shows all\n"
         }

@@ -54,8 +54,21 @@ struct TableCell: Equatable {
 /// line ends in blanks.
 enum TextTable {
     /// The table of `header` and `rows`, emphasised parts shown as `emphasis` says.
-    static func render(header: [String], rows: [[TableCell]], emphasis: TableCell.Emphasis = .brackets) -> String {
-        let all = ([header.map(TableCell.init)] + rows).map { $0.map { $0.rendered(emphasis) } }
+    /// With `columns`, the last column is cut (ending in `…`) so that no row is wider than that, as long as it keeps
+    /// at least 10 columns.
+    static func render(
+        header: [String], rows: [[TableCell]], emphasis: TableCell.Emphasis = .brackets, columns: Int? = nil
+    ) -> String {
+        var rows = [header.map(TableCell.init)] + rows
+        if let columns, header.count > 1 {
+            var before = [Int](repeating: 0, count: header.count - 1)
+            for row in rows {
+                for index in before.indices { before[index] = max(before[index], row[index].rendered(emphasis).width) }
+            }
+            let room = max(10, columns - before.reduce(0) { $0 + $1 + 2 })
+            rows = rows.map { row in row.dropLast() + [row[row.count - 1].truncated(toWidth: room, emphasis)] }
+        }
+        let all = rows.map { $0.map { $0.rendered(emphasis) } }
         var widths = [Int](repeating: 0, count: header.count)
         for row in all {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.width) }

@@ -23,7 +23,8 @@ extension ReplSession {
         case .search(let words):
             let result = try store.search(words)
             let bold = SearchFormatter.wantsBold(stdoutIsTerminal: interactive, environment: environment)
-            console.out(SearchFormatter(bold: bold).text(result, words: words, limit: 20))
+            let formatter = SearchFormatter(bold: bold, columns: interactive ? TerminalSize.current().columns : nil)
+            console.out(formatter.text(result, words: words, limit: 20))
         case .importFiles(let paths, let dryRun, let asNew):
             var importer = RecipeImport(
                 store: try writableStore(), maxImageBytes: configuration.imageMaxBytes,

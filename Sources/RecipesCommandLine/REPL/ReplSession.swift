@@ -158,7 +158,7 @@ public final class ReplSession {
         case .editInEditor, .applyCard, .search, .importFiles, .export:
             return try await executeEditingCommand(command)
         case .help(let topic):
-            console.out(Self.help(topic: topic))
+            console.out(Self.help(topic: topic, columns: interactive ? TerminalSize.current().columns : nil))
         case .quit:
             return await mayLeave() ? .quit : .succeeded
         }
@@ -196,19 +196,38 @@ public final class ReplSession {
     }
 
     /// The text of `help`, or of `help <command>`.
-    public static func help(topic: String?) -> String {
+    /// With `columns` (a terminal's width), every line fits: a summary wraps under itself, or, where the usages leave
+    /// it less than 30 columns, goes under its usage, indented.
+    public static func help(topic: String?, columns: Int? = nil) -> String {
+        let fit = columns.map { max(20, $0 - 1) }  // the last column left free: writing into it makes some terminals wrap
         if let topic, let spec = ReplCommandSpec.named(topic) {
-            return "usage: \(spec.usage)\n  \(spec.summary)\n"
+            let summary = fit.map { TextWrap.lines(spec.summary, width: $0 - 2) } ?? [spec.summary]
+            return "usage: \(spec.usage)\n" + summary.map { "  " + $0 + "\n" }.joined()
         }
         let width = ReplCommandSpec.all.flatMap { $0.usage.components(separatedBy: " | ") }.map(\.count).max() ?? 0
+        let beside = fit.map { $0 - width - 4 >= 30 } ?? true
         var text = "Commands (ids are the numbers `list` shows; quote text with spaces or use it as the last words):\n"
+        if let fit { text = TextWrap.lines(String(text.dropLast()), width: fit).map { $0 + "\n" }.joined() }
         for spec in ReplCommandSpec.all where spec.name != "exit" {
             let usage = spec.usage.contains("|") ? spec.usage.replacingOccurrences(of: " | ", with: "\n  ") : spec.usage
-            let lines = usage.split(separator: "\n").map(String.init)
-            for (index, line) in lines.enumerated() {
-                let padded = line.trimmingCharacters(in: .whitespaces)
-                    .padding(toLength: width, withPad: " ", startingAt: 0)
-                text += "  " + padded + (index == 0 ? "  " + spec.summary : "") + "\n"
+            let lines = usage.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let fit else {
+                for (index, line) in lines.enumerated() {
+                    text += "  " + line.padding(toLength: width, withPad: " ", startingAt: 0)
+                        + (index == 0 ? "  " + spec.summary : "") + "\n"
+                }
+                continue
+            }
+            if beside {
+                let summary = TextWrap.lines(spec.summary, width: fit - width - 4)
+                for index in 0..<max(lines.count, summary.count) {
+                    let usage = index < lines.count ? lines[index] : ""
+                    let words = index < summary.count ? "  " + summary[index] : ""
+                    text += "  " + usage.padding(toLength: width, withPad: " ", startingAt: 0) + words + "\n"
+                }
+            } else {
+                for line in lines { text += "  " + line + "\n" }
+                for line in TextWrap.lines(spec.summary, width: fit - 6) { text += "      " + line + "\n" }
             }
         }
         return text.split(separator: "\n").map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
