@@ -683,6 +683,37 @@ struct SyncOutputTests {
         #expect(OneDecimal.string(1e16) == "1e+16")
         #expect(OneDecimal.string(.infinity) == "inf")
     }
+
+    @Test("terminal output of a restore: pulled recipes and downloaded images counted in the overall row, one summary; --verbose a line each")
+    func restoreCounts() {
+        let console = CapturingConsole()
+        let output = TerminalSyncOutput(
+            console: console, colour: false, clock: { t0 }, size: { TerminalSize(columns: 100, rows: 24) })
+        for id in Int64(1)...3 {
+            if id < 3 { output.emit(event(.downloaded, id: id, title: "Recipe \(id)", bytes: 100, at: 0)) }
+            output.emit(event(.pulled, id: id, title: "Recipe \(id)", at: 0, version: 1))
+        }
+        output.emit(event(.conflict, id: 4, title: "Jam", error: "changed here and on the server: title", at: 0))
+        output.finish(SyncSummary(pulled: 3))
+        let text = console.stdout
+        #expect(!text.contains("Recipe 1: pulled") && !text.contains("downloaded image"), "\(text)")
+        #expect(text.contains("#4 Jam: conflict"), "a conflict keeps its line: \(text)")
+        var state = SyncProgressState()
+        for id in Int64(1)...3 {
+            #expect(state.apply(event(.downloaded, id: id, bytes: 100, at: 0)) == false)
+            #expect(state.apply(event(.pulled, id: id, at: 0, version: 1)) == false)
+        }
+        #expect(SyncProgressView.overallRow(state, now: t0, usable: 99) == "3 of 3 recipes done · 3 pulled · 3 images downloaded")
+        var verbose = SyncProgressState()
+        verbose.everyLine = true
+        #expect(verbose.apply(event(.downloaded, id: 1, bytes: 100, at: 0)) && verbose.apply(event(.pulled, id: 1, at: 0, version: 1)))
+        let loud = CapturingConsole()
+        let every = TerminalSyncOutput(
+            console: loud, colour: false, verbose: true, clock: { t0 }, size: { TerminalSize(columns: 100, rows: 24) })
+        every.emit(event(.pulled, id: 1, title: "Recipe 1", at: 0, version: 1))
+        every.finish(SyncSummary(pulled: 1))
+        #expect(loud.stdout.contains("#1 Recipe 1: pulled"), "\(loud.stdout)")
+    }
 }
 
 @Suite("recipes sync's exit status: 77 over 1 over 75 over 0")

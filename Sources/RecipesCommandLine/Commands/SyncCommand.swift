@@ -51,6 +51,8 @@ struct SyncCommand: AsyncParsableCommand {
     var watch = false
     @Flag(name: .long, help: "With --watch: one plain line per event on stdout instead of the log.")
     var plain = false
+    @Flag(name: .long, help: "On a terminal, a line for every recipe pulled and image downloaded (else counted in the progress line).")
+    var verbose = false
     @Flag(name: .customLong("pull-only"), help: "Only pull the server's changes.") var pullOnly = false
     @Flag(name: .customLong("push-only"), help: "Only upload this device's changes.") var pushOnly = false
     @Argument(
@@ -97,7 +99,7 @@ struct SyncCommand: AsyncParsableCommand {
         SyncInvocation(
             ids: ids.isEmpty ? nil : ids, jobs: jobs, maxWait: maxWait, waitForNetwork: waitForNetwork,
             direction: pullOnly ? .pullOnly : pushOnly ? .pushOnly : .both,
-            mode: SyncOutputMode.select(background: background, json: json, environment: environment))
+            mode: SyncOutputMode.select(background: background, json: json, environment: environment), verbose: verbose)
     }
 
     /// Loads the configuration and runs `invocation` (which opens the store when there is work); a failure becomes

@@ -19,6 +19,8 @@ struct SyncInvocation: Equatable {
     var direction: SyncOptions.Direction = .both
     /// How the run is shown.
     var mode: SyncOutputMode
+    /// `--verbose`: on a terminal, a line for every recipe pulled and image downloaded, not only a count.
+    var verbose = false
     /// Whether a second Ctrl-C ends the process at once (exit 130): yes for `recipes sync`, no in the REPL, whose
     /// Ctrl-C never ends the session (a background job may be running).
     var exitOnSecondInterrupt = true
@@ -115,7 +117,7 @@ struct SyncInvocation: Equatable {
     private func output(_ context: CommandContext, server: ServerKind) -> any SyncOutput {
         makeSyncOutput(
             mode: mode, console: context.console, logsDirectory: context.home.logsURL, environment: context.environment,
-            dialect: dialect, server: server)
+            dialect: dialect, server: server, verbose: verbose)
     }
 }
 

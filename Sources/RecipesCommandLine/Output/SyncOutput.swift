@@ -57,15 +57,17 @@ public enum SyncOutputMode: Sendable, Equatable {
 ///   - dialect: the words of the commands the lines advise (`recipes sync 3` at a shell, `sync 3` in the REPL).
 ///   - server: the kind of server the run syncs with, whose versions the lines show in its words (the JSON keeps
 ///     the numbers).
+///   - verbose: on a terminal, a line for every recipe pulled and image downloaded (else they are counted in the
+///     live area: a restore of a thousand recipes is one line that counts, then the summary).
 public func makeSyncOutput(
     mode: SyncOutputMode, console: any Console, logsDirectory: URL,
     environment: [String: String] = ProcessInfo.processInfo.environment, logRotationBytes: Int64 = 1 << 20,
-    dialect: CommandDialect = .shell, server: ServerKind = .http
+    dialect: CommandDialect = .shell, server: ServerKind = .http, verbose: Bool = false
 ) -> any SyncOutput {
     switch mode {
     case .terminal:
         let colour = (environment["NO_COLOR"] ?? "").isEmpty
-        return TerminalSyncOutput(console: console, colour: colour, dialect: dialect, server: server)
+        return TerminalSyncOutput(console: console, colour: colour, dialect: dialect, server: server, verbose: verbose)
     case .plain:
         return PlainSyncOutput(console: console, dialect: dialect, server: server)
     case .json:

@@ -64,6 +64,11 @@ struct SyncProgressState {
         var meter: RateMeter
     }
 
+    /// Whether every recipe pulled and image downloaded gets a line of its own (`--verbose`); else they are counted
+    /// (`pulled`, `downloaded`) and shown in the overall row.
+    var everyLine = false
+    /// Recipes pulled and images downloaded without a line of their own.
+    private(set) var pulled = 0, downloaded = 0
     /// Recipes being uploaded, in the order they started.
     private(set) var uploads: [Upload] = []
     /// How each recipe that is no longer uploading ended.
@@ -133,8 +138,14 @@ struct SyncProgressState {
             return false  // a round of an upload under way (a stale write merged, written again), not its end
         case .done, .failed, .cancelled, .offline, .skipped, .pulled, .merged, .conflict, .removed, .downloaded:
             uploads.removeAll { $0.id == event.id }
+            if event.kind == .downloaded {
+                // A pulled recipe's image, before the recipe's own end: not an outcome.
+                downloaded += 1
+                return everyLine
+            }
             outcomes[event.id] = event.kind
-            return true
+            if event.kind == .pulled { pulled += 1 }
+            return everyLine || event.kind != .pulled
         }
     }
 
@@ -286,13 +297,15 @@ enum SyncProgressView {
 
     /// `3 of 10 recipes done · 1 failed · 2 waiting · 1.2 MiB/s`.
     static func overallRow(_ state: SyncProgressState, now: Date, usable: Int) -> String {
-        let done = state.count(.done), all = max(state.seen.count, state.expected)
+        let done = state.count(.done, .pulled), all = max(state.seen.count, state.expected)
         var rest: [String] = []
         let failed = state.count(.failed), cancelled = state.count(.cancelled)
         let waiting = state.count(.offline, .skipped)
         if failed > 0 { rest.append("\(failed) failed") }
         if cancelled > 0 { rest.append("\(cancelled) cancelled") }
         if waiting > 0 { rest.append("\(waiting) waiting") }
+        if state.pulled > 0 { rest.append("\(state.pulled) pulled") }
+        if state.downloaded > 0 { rest.append("\(state.downloaded) \(state.downloaded == 1 ? "image" : "images") downloaded") }
         // A rate only while bytes still flow: once every body is sent, it would only fall while the answers come.
         let sending = state.uploads.contains { upload in
             upload.retryAt == nil && (upload.total.map { upload.bytes < $0 } ?? (upload.bytes > 0))

@@ -65,7 +65,7 @@ final class TerminalSyncOutput: SyncOutput {
     /// Creates the output; `clock` and `size` are replaceable for tests.
     init(
         console: any Console, colour: Bool, dialect: CommandDialect = .shell, server: ServerKind = .http,
-        clock: @escaping @Sendable () -> Date = { Date() },
+        verbose: Bool = false, clock: @escaping @Sendable () -> Date = { Date() },
         size: @escaping @Sendable () -> TerminalSize = TerminalSize.current
     ) {
         self.console = console
@@ -74,6 +74,7 @@ final class TerminalSyncOutput: SyncOutput {
         self.server = server
         self.clock = clock
         self.size = size
+        screen.withLock { $0.progress.everyLine = verbose }
     }
 
     func emit(_ event: SyncEvent) {
