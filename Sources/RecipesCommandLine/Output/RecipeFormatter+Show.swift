@@ -33,6 +33,17 @@ struct FieldLines {
         if let last = lines.last, !last.isEmpty { lines.append("") }
     }
 
+    /// A heading (`Ingredients`) with its lines under it, or `ingredients:  none yet`; then a gap.
+    mutating func section(_ heading: String, isEmpty: Bool, _ body: (inout FieldLines) -> Void) {
+        if isEmpty {
+            field(heading.lowercased(), "none yet")
+        } else {
+            line(heading)
+            body(&self)
+        }
+        gap()
+    }
+
     /// The ingredients numbered from 1, as `ingredient rm <n>` counts them.
     mutating func ingredients(_ ingredients: [String]) {
         for (index, ingredient) in ingredients.enumerated() {
@@ -93,20 +104,8 @@ extension RecipeFormatter {
             out.field("keywords", words.filter { !$0.isEmpty }.joined(separator: ", "))
         }
         out.gap()
-        if content.ingredients.isEmpty {
-            out.field("ingredients", "none yet")
-        } else {
-            out.line("Ingredients")
-            out.ingredients(content.ingredients)
-        }
-        out.gap()
-        if content.steps.isEmpty {
-            out.field("steps", "none yet")
-        } else {
-            out.line("Steps")
-            out.steps(content.steps)
-        }
-        out.gap()
+        out.section("Ingredients", isEmpty: content.ingredients.isEmpty) { $0.ingredients(content.ingredients) }
+        out.section("Steps", isEmpty: content.steps.isEmpty) { $0.steps(content.steps) }
         out.field("nutrition", each: Self.nutritionLines(recipe.details.nutrition, named: true))
         for (name, value) in details where source.contains(name) { out.field(name, value) }
         if let image = recipe.image {
