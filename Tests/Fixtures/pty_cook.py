@@ -7,6 +7,8 @@ Usage: pty_cook.py keys RECIPES HOME      (recipe 1 has three steps; step 2 name
   ingredients), i (back), q (asked again: a timer runs), q.
 Usage: pty_cook.py sigterm RECIPES HOME
   Runs `recipes cook 1`, types → and, on step 1, sends the process SIGTERM.
+Usage: pty_cook.py ctrl-c RECIPES HOME
+  Runs `recipes cook 1`, types →, t on step 1 (which names a time), then Ctrl-C.
 Either way it prints everything the terminal showed; then "ECHO on" or "ECHO off" and "ICANON on" or "off" as the
 terminal's settings are once the program has ended; then "EXIT <status>". A screen that never came is written as
 "MISSING <text>".
@@ -46,9 +48,14 @@ if mode == "keys":
     step(b"q", "COOK EXIT")
     term.wait_for("eol", seconds=10)  # stty -a has written its settings
     term.pump(0.5)
-else:
+elif mode == "sigterm":
     step(b"\x1b[C", "Step 1 of 3")
     os.kill(term.pid, signal.SIGTERM)
+    term.pump(5)
+else:
+    step(b"\x1b[C", "Step 1 of 3")
+    step(b"t", "timer started for step 1")
+    term.type(b"\x03")
     term.pump(5)
 _, status = os.waitpid(term.pid, 0)
 settings = termios.tcgetattr(term.fd)

@@ -192,13 +192,14 @@ struct CookCommandTests {
         #expect(output.contains("ECHO on\nICANON on\n"), "\(output)")
     }
 
-    @Test("SIGTERM on a step screen: the terminal's settings put back, exit 143")
-    func terminated() throws {
+    @Test("SIGTERM on a step screen, or Ctrl-C while a timer runs: the screen and the terminal's settings put back, exit 143 or 130",
+          arguments: [("sigterm", 143), ("ctrl-c", 130)] as [(String, Int)])
+    func terminated(_ mode: String, _ status: Int) throws {
         let dir = try Self.lasagne()
-        let output = try Self.drive("sigterm", dir)
+        let output = try Self.drive(mode, dir)
         #expect(!output.contains("MISSING"), "\(output)")
         #expect(output.contains("\u{1B}[?25h\u{1B}[?1049l"), "\(output)")
-        #expect(output.hasSuffix("ECHO on\nICANON on\nEXIT 143\n"), "\(output)")
+        #expect(output.hasSuffix("ECHO on\nICANON on\nEXIT \(status)\n"), "\(output)")
     }
 
     /// Runs `Tests/Fixtures/pty_cook.py` in `mode` on the home of `dir`; what it printed.
