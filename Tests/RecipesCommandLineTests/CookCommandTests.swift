@@ -65,6 +65,25 @@ struct CookCommandTests {
             """)
     }
 
+    @Test("the printed form shows a control character of a title, an ingredient or a step as a space; a step's lines stay under its number")
+    func cleaned() {
+        let text = CookText(RecipeContent(
+            title: "Tea\u{1B}]0;owned\u{07}", ingredients: ["1 tea\u{1B}[2Jbag"],
+            steps: [Step(text: "Brew the tea bag.\nWait 3 minutes.")]), scale: nil, units: nil)
+        #expect(text.plain() == """
+            Tea ]0;owned
+
+            Ingredients:
+              1 tea [2Jbag
+
+            Steps:
+              1. Brew the tea bag.
+                 Wait 3 minutes.
+
+            """)
+        #expect(!text.plain().contains("\u{1B}"))
+    }
+
     @Test("--units us: the measures and the oven temperature converted, a line that says so; the stored recipe unchanged")
     func units() throws {
         let dir = try Self.lasagne()

@@ -17,8 +17,7 @@ struct CookCommand: ParsableCommand {
             longer), q quit (asked again while a timer runs), Ctrl-C leaves at once. A timer counts down on every \
             screen and rings the terminal's bell when it ends. On a pipe (or without a terminal to read keys from): the \
             title, the yield, the ingredients by section, then each step numbered, followed by the ingredients it uses.
-
-            """ + ScaleOptions.discussion)
+            """ + "\n\n" + ScaleOptions.discussion)
 
     @ParentCommand var root: RecipesCommand
     @OptionGroup var global: GlobalOptions
