@@ -194,6 +194,18 @@ struct CookCommandTests {
         #expect(rows[9] == "→/n/space step 1 · q quit")
     }
 
+    @Test("ingredients that need more rows than the screen has go in two columns on a wide screen, the left filled first")
+    func twoColumns() {
+        let text = CookText(RecipeContent(title: "Soup", ingredients: (1...30).map { "\($0) carrots" }, steps: ["Boil."]),
+                            scale: nil, units: nil)
+        let rows = CookScreen.rows(text, CookSession(times: text.times), size: TerminalSize(columns: 80, rows: 24), now: .zero)
+        #expect(rows.count == 24)
+        #expect(rows[3] == "  1 carrots" + String(repeating: " ", count: 28) + "    16 carrots", "\(rows)")
+        #expect(rows[17] == "  15 carrots" + String(repeating: " ", count: 27) + "    30 carrots", "\(rows)")
+        #expect(!rows.contains { $0.contains("more rows") }, "\(rows)")
+        #expect(rows[19] == "Get them ready, then → for step 1.")
+    }
+
     @Test("on a terminal: the ingredients, → n ← space move between steps, t starts a countdown, i shows all ingredients, q asks then quits; the terminal is as it was after")
     func terminal() throws {
         let dir = try Self.lasagne()

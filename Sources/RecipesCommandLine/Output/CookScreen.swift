@@ -13,16 +13,21 @@ enum CookScreen {
     static func rows(_ text: CookText, _ session: CookSession, size: TerminalSize, now: Duration) -> [String] {
         let width = max(10, size.columns)
         let height = max(3, size.rows)
+        var foot = session.timers.running.map { timerRow($0, now: now) }
+        foot += session.notices.flatMap { wrap(noticeText($0, text: text, now: now), width: width, first: "", rest: "  ") }
+        foot.append(keyRow(text, session, width: width))
+        let foots = Array(foot.suffix(height - 1))
+        let room = height - 1 - foots.count
         var body: [String]
         let heading: String
         switch session.screen {
         case .ingredients:
             heading = "Ingredients" + (text.yieldLine.isEmpty ? "" : " · " + text.yieldLine)
-            body = [text.title, ""] + ingredientRows(text, width: width)
-            body += ["", session.stepCount > 0 ? "Get them ready, then → for step 1." : "This recipe has no steps."]
+            let last = session.stepCount > 0 ? "Get them ready, then → for step 1." : "This recipe has no steps."
+            body = [text.title, ""] + ingredientRows(text, width: width, room: room - 4) + ["", last]
         case .allIngredients(over: let step):
             heading = "All ingredients · over step \(step + 1) of \(session.stepCount)"
-            body = [text.title, ""] + ingredientRows(text, width: width)
+            body = [text.title, ""] + ingredientRows(text, width: width, room: room - 2)
         case .step(let step):
             let section = text.content.steps[step].section
             heading = "Step \(step + 1) of \(session.stepCount)" + (section.isEmpty ? "" : " · " + TerminalText.clean(section))
@@ -36,11 +41,6 @@ enum CookScreen {
                 for index in used { body += wrap(text.ingredient(index), width: width, first: "  ", rest: "    ") }
             }
         }
-        var foot = session.timers.running.map { timerRow($0, now: now) }
-        foot += session.notices.flatMap { wrap(noticeText($0, text: text, now: now), width: width, first: "", rest: "  ") }
-        foot.append(keyRow(text, session, width: width))
-        let foots = Array(foot.suffix(height - 1))
-        let room = height - 1 - foots.count
         if body.count > room {
             let cut = body.count - room + 1
             body = Array(body.prefix(max(0, room - 1))) + (room > 0 ? ["… \(cut) more rows: make the terminal taller"] : [])
@@ -51,15 +51,27 @@ enum CookScreen {
         return Array(rows.prefix(height))
     }
 
-    /// The ingredients, under their sections' names, wrapped with a hanging indent.
-    static func ingredientRows(_ text: CookText, width: Int) -> [String] {
+    /// The ingredients, under their sections' names, wrapped with a hanging indent; in two columns (the left one
+    /// filled first) when one column needs more than `room` rows and the screen is at least 60 columns wide.
+    static func ingredientRows(_ text: CookText, width: Int, room: Int) -> [String] {
         guard !text.content.ingredients.isEmpty else { return ["(no ingredients)"] }
-        var rows: [String] = []
-        for section in text.sections.sections {
-            if !section.name.isEmpty { rows += (rows.isEmpty ? [] : [""]) + [TerminalText.clean(section.name) + ":"] }
-            for index in section.ingredients { rows += wrap(text.ingredient(index), width: width, first: "  ", rest: "    ") }
+        func column(_ width: Int) -> [String] {
+            var rows: [String] = []
+            for section in text.sections.sections {
+                if !section.name.isEmpty { rows += (rows.isEmpty ? [] : [""]) + [TerminalText.clean(section.name) + ":"] }
+                for index in section.ingredients { rows += wrap(text.ingredient(index), width: width, first: "  ", rest: "    ") }
+            }
+            return rows
         }
-        return rows
+        let one = column(width)
+        guard one.count > room, width >= 60 else { return one }
+        let half = (width - 2) / 2
+        let rows = column(half)
+        let left = rows.prefix((rows.count + 1) / 2), right = rows.dropFirst(left.count)
+        return left.enumerated().map { index, row in
+            let other = right.dropFirst(index).first
+            return other.map { TerminalText.fit(row, to: half) + "  " + $0 } ?? row
+        }
     }
 
     /// A running timer: `timer · step 3 · 11:32 left · 10-12 minutes` (`look now` once a range's shortest has passed).
