@@ -9,7 +9,10 @@ Usage: pty_cook.py sigterm RECIPES HOME
   Runs `recipes cook 1`, types → and, on step 1, sends the process SIGTERM.
 Usage: pty_cook.py ctrl-c RECIPES HOME
   Runs `recipes cook 1`, types →, t on step 1 (which names a time), then Ctrl-C.
-Either way it prints everything the terminal showed; then "ECHO on" or "ECHO off" and "ICANON on" or "off" as the
+Usage: pty_cook.py repl RECIPES HOME
+  Runs `recipes edit`, types "cook 1", waits for the ingredients, →, q; then "list" (the REPL reads lines again) and
+  Ctrl-D.
+Each way it prints everything the terminal showed; then "ECHO on" or "ECHO off" and "ICANON on" or "off" as the
 terminal's settings are once the program has ended; then "EXIT <status>". A screen that never came is written as
 "MISSING <text>".
 """
@@ -18,7 +21,11 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from pty_driver import Terminal
 
 mode, recipes, home = sys.argv[1], sys.argv[2], sys.argv[3]
-if mode == "keys":
+if mode == "repl":
+    term = Terminal([recipes, "edit", "--home", home], columns=60)
+    term.wait_for("recipes> ")
+    term.type(b"cook 1\r")
+elif mode == "keys":
     term = Terminal(["/bin/sh", "-c", '"$0" cook 1 --home "$1"; echo "COOK EXIT $?"; stty -a', recipes, home], columns=60)
 else:
     term = Terminal([recipes, "cook", "1", "--home", home], columns=60)
@@ -48,6 +55,13 @@ if mode == "keys":
     step(b"q", "COOK EXIT")
     term.wait_for("eol", seconds=10)  # stty -a has written its settings
     term.pump(0.5)
+elif mode == "repl":
+    step(b"\x1b[C", "Step 1 of 3")
+    step(b"q", "recipes> ")
+    step(b"list\r", "Lasagne")
+    term.pump(0.3)
+    term.type(b"\x04")
+    term.pump(2)
 elif mode == "sigterm":
     step(b"\x1b[C", "Step 1 of 3")
     os.kill(term.pid, signal.SIGTERM)

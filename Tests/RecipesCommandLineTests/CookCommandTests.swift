@@ -233,6 +233,32 @@ struct CookCommandTests {
         #expect(output.hasSuffix("ECHO on\nICANON on\nEXIT \(status)\n"), "\(output)")
     }
 
+    @Test("the REPL's cook: parsed as show is, listed by help, completed by title; on a pipe it prints the steps")
+    func repl() throws {
+        #expect(try ReplCommand.parse(["cook", "3"]) == .cook(id: 3))
+        #expect(try ReplCommand.parse(["cook", "3", "--servings", "8"]) == .cook(id: 3, scale: .servings(8)))
+        #expect(throws: CommandLineError.self) { try ReplCommand.parse(["cook", "3", "--units", "us"]) }
+        #expect(ReplSession.help(topic: "cook") == "usage: cook <id> [--servings N | --scale F]\n  one step at a time with "
+            + "the ingredients it uses and a timer (on a pipe: all steps)\n")
+        #expect(ReplSession.help(topic: nil).contains("  cook <id> "))
+        #expect(ReplCompletion.candidates(before: ["cook"], prefix: "las", recipes: { [(1, "Lasagne")] })
+            == .words([.init(insert: "Lasagne", display: "1  Lasagne")], appendSpace: true))
+        let dir = try Self.lasagne()
+        let piped = try runRecipes(["edit", "--home", dir.homePath], input: "cook 1 --scale 2\n")
+        #expect(piped.status == 0, "\(piped)")
+        #expect(piped.stdout.contains("yield: 8 servings (scaled × 2)\n") && piped.stdout.contains("     - 1000 g minced beef\n"),
+                "\(piped.stdout)")
+    }
+
+    @Test("the REPL's cook on a terminal takes the screen, gives it back on q, and the prompt reads lines again")
+    func replTerminal() throws {
+        let dir = try Self.lasagne()
+        let output = try Self.drive("repl", dir)
+        #expect(!output.contains("MISSING"), "\(output)")
+        #expect(output.contains("\u{1B}[?25h\u{1B}[?1049l"), "\(output)")
+        #expect(output.hasSuffix("ECHO on\nICANON on\nEXIT 0\n"), "\(output)")
+    }
+
     /// Runs `Tests/Fixtures/pty_cook.py` in `mode` on the home of `dir`; what it printed.
     static func drive(_ mode: String, _ dir: TemporaryDirectory) throws -> String {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

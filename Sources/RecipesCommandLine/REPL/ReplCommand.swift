@@ -7,6 +7,8 @@ public enum ReplCommand: Equatable, Sendable {
     case list
     /// `show <id> [--servings N | --scale F]`.
     case show(id: RecipeReference, scale: ScaleRequest? = nil)
+    /// `cook <id> [--servings N | --scale F]`: as `recipes cook`, one step at a time on a terminal.
+    case cook(id: RecipeReference, scale: ScaleRequest? = nil)
     /// A change applied as it is (`image set` is `setImage`, whose file is staged first).
     case edit(id: RecipeReference, RecipeChange)
     /// `image set`: the file is checked and copied when the command runs.
@@ -80,7 +82,7 @@ public struct ReplCommandSpec: Sendable {
     /// word is refused (a typed option is not text: `yield 5 --servings 4` must not store "--servings 4").
     public var options: [String] {
         switch name {
-        case "show": ["--servings", "--scale"]
+        case "show", "cook": ["--servings", "--scale"]
         case "edit": ["--from"]
         case "import": ["--dry-run", "--as-new"]
         case "export": ["--out", "--format"]
@@ -98,6 +100,8 @@ public struct ReplCommandSpec: Sendable {
         .init(name: "list", usage: "list", summary: "one row per recipe: id, state, revision, title"),
         .init(name: "show", usage: "show <id> [--servings N | --scale F]",
               summary: "every field, the image and the sync state; quantities scaled to N servings or by F"),
+        .init(name: "cook", usage: "cook <id> [--servings N | --scale F]",
+              summary: "one step at a time with the ingredients it uses and a timer (on a pipe: all steps)"),
         .init(name: "title", usage: "title <id> <text>", summary: "set the name", oneShot: true),
         .init(name: "description", usage: "description <id> <text>", summary: "set the description (\"\" clears)", oneShot: true),
         .init(name: "yield", usage: "yield <id> <text>", summary: "set the yield, e.g. \"4 servings\"", oneShot: true),
@@ -171,15 +175,16 @@ public struct ReplCommandSpec: Sendable {
         case "list":
             guard arguments.isEmpty else { throw usageError("list takes no arguments") }
             return .list
-        case "show":
+        case "show", "cook":
             guard arguments.count == 1 || arguments.count == 3 else { throw usageError() }
             let id = try Self.recipeID(arguments[0])
-            guard arguments.count == 3 else { return .show(id: id) }
+            guard arguments.count == 3 else { return name == "show" ? .show(id: id) : .cook(id: id) }
             guard isOption(1, "--servings") || isOption(1, "--scale") else { throw usageError() }
             guard let number = Double(arguments[2]), number > 0, number.isFinite else {
                 throw usageError("\(arguments[1]) takes a number above 0, not \"\(arguments[2])\"")
             }
-            return .show(id: id, scale: arguments[1] == "--servings" ? .servings(number) : .factor(number))
+            let scale: ScaleRequest = arguments[1] == "--servings" ? .servings(number) : .factor(number)
+            return name == "show" ? .show(id: id, scale: scale) : .cook(id: id, scale: scale)
         case "title", "description", "yield", "keywords":
             guard arguments.count >= 2 else { throw usageError() }
             let id = try Self.recipeID(arguments[0])
