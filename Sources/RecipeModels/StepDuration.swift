@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Read: a number (`25`, `1.5`, `1½`, `1 1/2`), a number word (`five`, `twenty-five`), `a`/`an` (`an hour`) or
 /// `half an hour`, then a unit of hours, minutes or seconds (`hours`, `hr`, `h`, `minutes`, `mins`, `min`,
-/// `seconds`, `secs`, `s`), written apart or attached (`1h30`, `25min`); parts of smaller units after it add up
+/// `seconds`, `secs`, `s`), written apart or attached (`1h30`, `25min`; `m` only attached, `30m`: `5 m` is metres); parts of smaller units after it add up
 /// (`1 hour 15 min`, `1 hour and 15 minutes`, `1h 30m`, `an hour and a half`); a range (`10-12 minutes`,
 /// `10 to 12 minutes`, `45 minutes to 1 hour`) is timed to its upper end and remembers its lower one. Not a timer:
 /// words without a number (`overnight`, `a few minutes`, `until golden`), days and longer, a time after `every`
