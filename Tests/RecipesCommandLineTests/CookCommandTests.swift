@@ -238,6 +238,7 @@ struct CookCommandTests {
         #expect(try ReplCommand.parse(["cook", "3"]) == .cook(id: 3))
         #expect(try ReplCommand.parse(["cook", "3", "--servings", "8"]) == .cook(id: 3, scale: .servings(8)))
         #expect(throws: CommandLineError.self) { try ReplCommand.parse(["cook", "3", "--units", "us"]) }
+        #expect(throws: CommandLineError.self) { try ReplCommand.parse(["cook", "3", "--", "--servings", "8"]) }
         #expect(ReplSession.help(topic: "cook") == "usage: cook <id> [--servings N | --scale F]\n  one step at a time with "
             + "the ingredients it uses and a timer (on a pipe: all steps)\n")
         #expect(ReplSession.help(topic: nil).contains("  cook <id> "))

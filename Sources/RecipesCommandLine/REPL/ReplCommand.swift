@@ -7,8 +7,6 @@ public enum ReplCommand: Equatable, Sendable {
     case list
     /// `show <id> [--servings N | --scale F]`.
     case show(id: RecipeReference, scale: ScaleRequest? = nil)
-    /// `cook <id> [--servings N | --scale F]`: as `recipes cook`, one step at a time on a terminal.
-    case cook(id: RecipeReference, scale: ScaleRequest? = nil)
     /// A change applied as it is (`image set` is `setImage`, whose file is staged first).
     case edit(id: RecipeReference, RecipeChange)
     /// `image set`: the file is checked and copied when the command runs.
@@ -33,6 +31,8 @@ public enum ReplCommand: Equatable, Sendable {
     case applyCard(id: RecipeReference, path: String)
     /// `search <words>`: as `recipes search`.
     case search(words: [String])
+    /// `cook <id> [--servings N | --scale F]`: as `recipes cook`, one step at a time on a terminal.
+    case cook(id: RecipeReference, scale: ScaleRequest? = nil)
     /// `import [--dry-run] [--as-new] <file|url>...`: as `recipes import`.
     case importFiles(paths: [String], dryRun: Bool, asNew: Bool = false)
     /// `export [<id>...] [--out <dir>] [--format jsonld|markdown]`: as `recipes export`.
@@ -82,11 +82,12 @@ public struct ReplCommandSpec: Sendable {
     /// word is refused (a typed option is not text: `yield 5 --servings 4` must not store "--servings 4").
     public var options: [String] {
         switch name {
-        case "show", "cook": ["--servings", "--scale"]
+        case "show": ["--servings", "--scale"]
         case "edit": ["--from"]
         case "import": ["--dry-run", "--as-new"]
         case "export": ["--out", "--format"]
         case "sync": ["--background"]
+        case "cook": ["--servings", "--scale"]
         default: []
         }
     }
@@ -100,8 +101,6 @@ public struct ReplCommandSpec: Sendable {
         .init(name: "list", usage: "list", summary: "one row per recipe: id, state, revision, title"),
         .init(name: "show", usage: "show <id> [--servings N | --scale F]",
               summary: "every field, the image and the sync state; quantities scaled to N servings or by F"),
-        .init(name: "cook", usage: "cook <id> [--servings N | --scale F]",
-              summary: "one step at a time with the ingredients it uses and a timer (on a pipe: all steps)"),
         .init(name: "title", usage: "title <id> <text>", summary: "set the name", oneShot: true),
         .init(name: "description", usage: "description <id> <text>", summary: "set the description (\"\" clears)", oneShot: true),
         .init(name: "yield", usage: "yield <id> <text>", summary: "set the yield, e.g. \"4 servings\"", oneShot: true),
@@ -135,6 +134,8 @@ public struct ReplCommandSpec: Sendable {
         .init(name: "delete", usage: "delete <id>", summary: "delete; the server's copy goes on the next sync", oneShot: true),
         .init(name: "search", usage: "search <words>",
               summary: "find recipes by words (title:, ingredients:, … limit a word to a field)"),
+        .init(name: "cook", usage: "cook <id> [--servings N | --scale F]",
+              summary: "one step at a time with the ingredients it uses and a timer (on a pipe: all steps)"),
         .init(name: "import", usage: "import [--dry-run] [--as-new] <file|url>...",
               summary: "import schema.org recipes from JSON-LD files, saved pages or web addresses (again: updates)"),
         .init(name: "export", usage: "export [<id>...] [--out <dir>] [--format jsonld|markdown]",
@@ -175,16 +176,15 @@ public struct ReplCommandSpec: Sendable {
         case "list":
             guard arguments.isEmpty else { throw usageError("list takes no arguments") }
             return .list
-        case "show", "cook":
+        case "show":
             guard arguments.count == 1 || arguments.count == 3 else { throw usageError() }
             let id = try Self.recipeID(arguments[0])
-            guard arguments.count == 3 else { return name == "show" ? .show(id: id) : .cook(id: id) }
+            guard arguments.count == 3 else { return .show(id: id) }
             guard isOption(1, "--servings") || isOption(1, "--scale") else { throw usageError() }
             guard let number = Double(arguments[2]), number > 0, number.isFinite else {
                 throw usageError("\(arguments[1]) takes a number above 0, not \"\(arguments[2])\"")
             }
-            let scale: ScaleRequest = arguments[1] == "--servings" ? .servings(number) : .factor(number)
-            return name == "show" ? .show(id: id, scale: scale) : .cook(id: id, scale: scale)
+            return .show(id: id, scale: arguments[1] == "--servings" ? .servings(number) : .factor(number))
         case "title", "description", "yield", "keywords":
             guard arguments.count >= 2 else { throw usageError() }
             let id = try Self.recipeID(arguments[0])
@@ -208,6 +208,8 @@ public struct ReplCommandSpec: Sendable {
             }
             guard arguments.count == 1 else { throw usageError() }
             return .editInEditor(id: try Self.recipeID(arguments[0]))
+        case "cook":
+            return try parseCook(arguments, optionsEnd: optionsEnd)
         case "search":
             guard !arguments.isEmpty else { throw usageError("give the words to search for") }
             return .search(words: arguments)
