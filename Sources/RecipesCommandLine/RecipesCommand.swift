@@ -23,7 +23,7 @@ public struct RecipesCommand: AsyncParsableCommand {
             """,
         version: version,
         subcommands: [
-            EditCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, StatusCommand.self,
+            EditCommand.self, ListCommand.self, ShowCommand.self, CookCommand.self, SearchCommand.self, StatusCommand.self,
             SyncCommand.self, CancelCommand.self, ConflictsCommand.self, ResolveCommand.self, ImportCommand.self, ExportCommand.self, CronCommand.self,
             ServiceCommand.self, ConfigCommand.self, DoctorCommand.self,
         ]

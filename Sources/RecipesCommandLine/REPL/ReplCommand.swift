@@ -31,6 +31,8 @@ public enum ReplCommand: Equatable, Sendable {
     case applyCard(id: RecipeReference, path: String)
     /// `search <words>`: as `recipes search`.
     case search(words: [String])
+    /// `cook <id> [--servings N | --scale F]`: as `recipes cook`, one step at a time on a terminal.
+    case cook(id: RecipeReference, scale: ScaleRequest? = nil)
     /// `import [--dry-run] [--as-new] <file|url>...`: as `recipes import`.
     case importFiles(paths: [String], dryRun: Bool, asNew: Bool = false)
     /// `export [<id>...] [--out <dir>] [--format jsonld|markdown]`: as `recipes export`.
@@ -85,6 +87,7 @@ public struct ReplCommandSpec: Sendable {
         case "import": ["--dry-run", "--as-new"]
         case "export": ["--out", "--format"]
         case "sync": ["--background"]
+        case "cook": ["--servings", "--scale"]
         default: []
         }
     }
@@ -131,6 +134,8 @@ public struct ReplCommandSpec: Sendable {
         .init(name: "delete", usage: "delete <id>", summary: "delete; the server's copy goes on the next sync", oneShot: true),
         .init(name: "search", usage: "search <words>",
               summary: "find recipes by words (title:, ingredients:, … limit a word to a field)"),
+        .init(name: "cook", usage: "cook <id> [--servings N | --scale F]",
+              summary: "one step at a time with the ingredients it uses and a timer (on a pipe: all steps)"),
         .init(name: "import", usage: "import [--dry-run] [--as-new] <file|url>...",
               summary: "import schema.org recipes from JSON-LD files, saved pages or web addresses (again: updates)"),
         .init(name: "export", usage: "export [<id>...] [--out <dir>] [--format jsonld|markdown]",
@@ -206,6 +211,8 @@ public struct ReplCommandSpec: Sendable {
             }
             guard arguments.count == 1 else { throw usageError() }
             return .editInEditor(id: try Self.recipeID(arguments[0]))
+        case "cook":
+            return try parseCook(arguments, optionsEnd: optionsEnd)
         case "search":
             guard !arguments.isEmpty else { throw usageError("give the words to search for") }
             return .search(words: arguments)

@@ -50,7 +50,7 @@ enum ReplCompletion: Equatable {
             return words(["title", "description", "yield", "keywords", "preptime", "cooktime", "totaltime", "category",
                           "cuisine", "author", "url", "tools", "diets", "image", "ingredients", "steps", "ingredient", "step",
                           "nutrition", "properties", "property"], prefix)
-        case "show", "title", "description", "yield", "keywords", "delete", "edit", "cancel", "preptime", "cooktime",
+        case "show", "cook", "title", "description", "yield", "keywords", "delete", "edit", "cancel", "preptime", "cooktime",
              "totaltime", "category", "cuisine", "author", "url", "tools":
             return position == 1 ? ids() : .nothing
         case "status", "sync":

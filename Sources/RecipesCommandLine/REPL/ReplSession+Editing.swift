@@ -2,7 +2,7 @@ import Foundation
 import RecipeStore
 
 extension ReplSession {
-    /// `edit <id>`, `search`, `import` and `export`.
+    /// `edit <id>`, `cook`, `search`, `import` and `export`.
     func executeEditingCommand(_ command: ReplCommand) async throws -> LineResult {
         switch command {
         case .editInEditor(let reference):
@@ -20,6 +20,19 @@ extension ReplSession {
                 store: try writableStore(), editor: EditorProcess(environment: environment), console: console, ask: ask)
             editing.dialect = dialect
             console.out(try editing.apply(from: expandTilde(path), to: id) + "\n")
+        case .cook(let reference, let scale):
+            let recipe = try store.recipe(id: store.recipeID(reference))
+            let text = CookText(recipe, scale: try scale.map { try ScaleOptions.factor($0, of: recipe) }, units: nil)
+            guard interactive, environment["TERM"] != "dumb" else {
+                console.out(text.plain())
+                return .succeeded
+            }
+            // Lines of a background sync wait while the cook mode owns the screen.
+            jobs.lines.setMode(.held)
+            defer { jobs.lines.setMode(.direct) }
+            if case .signal(let number) = try CookTerminal.run(text) {
+                kill(getpid(), number)  // the terminal is as it was: the signal now does what it does to the REPL
+            }
         case .search(let words):
             let result = try store.search(words)
             let bold = SearchFormatter.wantsBold(stdoutIsTerminal: interactive, environment: environment)

@@ -155,7 +155,7 @@ public final class ReplSession {
             console.out(ConflictText.resolved(resolved, dialect: dialect) + "\n")
         case .backgroundSync, .cancelJob, .jobs, .wait:
             return try await executeJobCommand(command)
-        case .editInEditor, .applyCard, .search, .importFiles, .export:
+        case .editInEditor, .applyCard, .search, .importFiles, .export, .cook:
             return try await executeEditingCommand(command)
         case .help(let topic):
             console.out(Self.help(topic: topic, columns: interactive ? TerminalSize.current().columns : nil))
