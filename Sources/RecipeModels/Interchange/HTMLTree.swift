@@ -55,8 +55,10 @@ struct HTMLTree {
         var textStart = 0
         func flushText(upTo end: Int) {
             guard end > textStart else { return }
-            let text = String(decoding: bytes[textStart..<end], as: UTF8.self)
-            elements[open[open.count - 1]].children.append(.text(RecipeJSONLD.decodeEntities(text)))
+            let raw = bytes[textStart..<end]
+            let text = String(decoding: raw, as: UTF8.self)
+            let decoded = raw.contains(UInt8(ascii: "&")) ? RecipeJSONLD.decodeEntities(text) : text
+            elements[open[open.count - 1]].children.append(.text(decoded))
         }
         while index < bytes.count {
             guard bytes[index] == UInt8(ascii: "<"), index + 1 < bytes.count else {
@@ -131,30 +133,35 @@ struct HTMLTree {
         if !void { open.append(index) }
     }
 
+    /// What a start tag closes: the open elements of those names, unless one of the boundaries is opened after them
+    /// (an `<li>` closes the open `<li>` of its own list, not one of an outer list).
+    private static let implied: [String: (names: Set<String>, boundaries: Set<String>)] = [
+        "li": (["li"], ["ul", "ol", "menu", "div", "section", "table"]),
+        "dt": (["dt", "dd"], ["dl", "div", "section", "table"]),
+        "dd": (["dt", "dd"], ["dl", "div", "section", "table"]),
+        "tr": (["tr"], ["table", "tbody", "thead", "tfoot"]),
+        "td": (["td", "th"], ["tr", "table"]),
+        "th": (["td", "th"], ["tr", "table"]),
+        "option": (["option"], ["select", "datalist"]),
+    ]
+    private static let paragraph: (names: Set<String>, boundaries: Set<String>) =
+        (["p"], ["div", "section", "article", "li", "td", "th", "blockquote", "button"])
+
     /// Closes what a start tag `name` closes: an open `<li>` of the same list, `<dt>`/`<dd>` of the same list, a
     /// `<tr>` or cell of the same table, an `<option>`, and an open `<p>` before a block.
     private func closeImplied(by name: String, open: inout [Int]) {
-        func close(_ names: Set<String>, within boundaries: Set<String>) {
+        func close(_ rule: (names: Set<String>, boundaries: Set<String>)) {
             for at in stride(from: open.count - 1, to: 0, by: -1) {
                 let openName = elements[open[at]].name
-                if names.contains(openName) {
+                if rule.names.contains(openName) {
                     open.removeSubrange(at...)
                     return
                 }
-                if boundaries.contains(openName) { return }
+                if rule.boundaries.contains(openName) { return }
             }
         }
-        switch name {
-        case "li": close(["li"], within: ["ul", "ol", "menu", "div", "section", "table"])
-        case "dt", "dd": close(["dt", "dd"], within: ["dl", "div", "section", "table"])
-        case "tr": close(["tr"], within: ["table", "tbody", "thead", "tfoot"])
-        case "td", "th": close(["td", "th"], within: ["tr", "table"])
-        case "option": close(["option"], within: ["select", "datalist"])
-        default: break
-        }
-        if Self.closingParagraph.contains(name) || name == "li" {
-            close(["p"], within: ["div", "section", "article", "li", "td", "th", "blockquote", "button"])
-        }
+        if let rule = Self.implied[name] { close(rule) }
+        if Self.closingParagraph.contains(name) || name == "li" { close(Self.paragraph) }
     }
 
     /// The index of the `>` ending a tag whose attributes start at `start` (quoted values may hold `>`), or the
@@ -182,8 +189,9 @@ struct HTMLTree {
     /// A tag's attributes: `name="value"`, `name='value'`, `name=value` or `name` alone; names lower-cased, values'
     /// character references decoded; the first of a name given twice counts, as in a browser.
     static func attributes(_ text: ArraySlice<UInt8>) -> [String: String] {
+        guard text.contains(where: isLetter) else { return [:] }  // most tags have none
         let raw = RecipeJSONLD.attributes(Substring(String(decoding: text, as: UTF8.self)), keepingFirst: true)
-        return raw.mapValues(RecipeJSONLD.decodeEntities)
+        return raw.mapValues { $0.utf8.contains(UInt8(ascii: "&")) ? RecipeJSONLD.decodeEntities($0) : $0 }
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

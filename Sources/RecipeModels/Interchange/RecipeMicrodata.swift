@@ -44,8 +44,8 @@ enum RecipeMicrodata {
         var nodes: [[String: Any]] = []
         var work = [0]
         while let index = work.popLast() {
-            let element = tree.elements[index]
-            if syntax.startsItem(element.attributes), syntax.types(element.attributes).contains(where: { isSchemaType($0, "Recipe") }) {
+            let attributes = tree.elements[index].attributes
+            if syntax.startsItem(attributes), syntax.types(attributes).contains(where: { isSchemaType($0, "Recipe") }) {
                 nodes.append(node(of: index, in: tree, syntax: syntax, depth: 0))
                 continue
             }
