@@ -175,6 +175,11 @@ struct MarkupAndPaprikaImportTests {
         #expect(try refused(flipped, "flipped.paprikarecipes").contains("Shakshuka.paprikarecipe: "))
         #expect(try refused(Data("<html>not it</html>".utf8), "page.paprikarecipes").contains("not a Paprika export (neither a zip archive nor gzip data)"))
 
+        let withURL = try runRecipes(["import", "--url", "https://example.org/x", "--home", dir.homePath,
+                                      dir.url.appendingPathComponent("My Recipes.paprikarecipes").path])
+        #expect(withURL.status == 1 && withURL.stderr.contains(": --url is the address of a saved page; a Paprika export "
+            + "keeps each recipe's own (source_url); nothing of it was imported"), "\(withURL)")
+
         var notAPhoto = Self.paprikaRecipes
         notAPhoto[0]["photo_data"] = Data("plain text, not a JPEG".utf8).base64EncodedString()
         let notAPhotoPath = try writePaprikaExport(notAPhoto, in: dir.url, named: "text-photo.paprikarecipes")
