@@ -5,11 +5,11 @@ export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 BUILD ?= .build
 PREFIX ?= /usr/local
-# Debian packages the build, the tests and the demo need (the C libraries behind CCurl, CEditLine and GRDB, the
+# Debian packages the build, the tests and the demo need (the C libraries behind CCurl, CEditLine, CZlib and GRDB, the
 # crontab command, the tools the tests start — python3 and openssl for a local HTTPS endpoint, systemd's
 # systemd-analyze for the service units, iproute2's ip for the network namespaces of the watcher's tests and of the
 # link with delay, libfaketime for the tests of a clock that jumps — and those the benchmarks use: curl, bc, GNU time).
-APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev pkg-config binutils cron sqlite3 python3 openssl curl bc time \
+APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev libedit-dev zlib1g-dev pkg-config binutils cron sqlite3 python3 openssl curl bc time \
 	systemd iproute2 libfaketime
 RELEASE_FLAGS := -c release --static-swift-stdlib
 # Where `make demo` writes the build's output (the demo's own output stands alone on the terminal).

@@ -15,6 +15,7 @@
 //   SyncWatch           `recipes sync --watch`: the watcher's event sources (edits, rtnetlink, signals, the long
 //                       poll, the retry timer) running the pure WatchMachine of RecipeModels
 //   CEditLine           libedit for the interactive REPL
+//   CZlib / Archives    zlib's inflate and CRC-32 behind a zip reader and gunzip, for Paprika's exports
 //   RecipesCommandLine  the `recipes` commands and the REPL (executable: recipes)
 //   ReferenceServer     the HTTP contract's reference server (executable: recipes-server)
 import PackageDescription
@@ -131,6 +132,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Archives
+        // zlib (zlib1g-dev) for the zip archives and gzip data of Paprika's exports: a zip reader (central directory,
+        // stored and deflated entries, sizes and CRC-32 checked, what may be unpacked bounded) and gunzip.
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(
+            name: "Archives",
+            dependencies: ["CZlib"],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Command line
         .systemLibrary(
             name: "CEditLine",
@@ -148,6 +162,7 @@ let package = Package(
                 "Locking",
                 "SystemFiles",
                 "CEditLine",
+                "Archives",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
@@ -208,6 +223,11 @@ let package = Package(
         .testTarget(
             name: "SystemFilesTests",
             dependencies: ["SystemFiles", "Locking"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ArchivesTests",
+            dependencies: ["Archives"],
             swiftSettings: strictSettings
         ),
         .testTarget(

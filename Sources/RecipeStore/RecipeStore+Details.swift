@@ -142,6 +142,21 @@ extension RecipeStore {
         ).map { Step(text: $0[0], section: $0[1]) }
     }
 
+    /// The ids of the recipes (not deleted) that came from Paprika with the `uid` `uid` (kept in their `paprika`
+    /// property), in id order: the recipes a Paprika export imported again updates.
+    public func recipeIDs(withPaprikaUID uid: String) throws(StoreError) -> [Int64] {
+        guard !uid.isEmpty else { return [] }
+        return try read { db in
+            try Int64.fetchAll(
+                db.cachedStatement(sql: """
+                    SELECT id FROM recipes WHERE deleted = 0
+                    AND CASE WHEN json_valid(other_properties) THEN json_extract(other_properties, '$.paprika.uid') END = ?
+                    ORDER BY id
+                    """),
+                arguments: [uid])
+        }
+    }
+
     /// The ids of the recipes (not deleted) whose `url` is `url`, in id order: the recipes a page imported again
     /// updates.
     public func recipeIDs(withURL url: String) throws(StoreError) -> [Int64] {

@@ -108,7 +108,7 @@ struct RecipeJSONLDTests {
             (try recipeFixture("malformed.json"), "malformed JSON"),
             (try recipeFixture("nameless-recipe.json"), "recipe 2 of 2: it has no name"),
             (Data("just some notes".utf8), "neither JSON nor an HTML page"),
-            (Data("<html><body>hi</body></html>".utf8), "an HTML page without JSON-LD"),
+            (Data("<html><body>hi</body></html>".utf8), "no schema.org Recipe found: looked for JSON-LD"),
             (Data([0xFF, 0xFE, 0x00]), "not UTF-8"),
             (Data(#"{"@type":"Recipe","name":"x","recipeIngredient":{"a":1}}"#.utf8), "recipeIngredient is neither"),
         ]

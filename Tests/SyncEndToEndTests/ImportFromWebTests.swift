@@ -115,7 +115,7 @@ struct ImportFromWebTests {
         ("/missing", "the site has no such page (404); check the address"),
         ("/loop", "redirects more than 5 times; check the address"),
         ("/picture", "not a web page (Content-Type image/png); give the address of a recipe's page"),
-        ("/about", "no schema.org Recipe in it"),
+        ("/about", "no schema.org Recipe found: looked for JSON-LD"),
         ("/huge", "it is larger than 8 MiB"),
     ])
     func refusals(_ path: String, _ message: String) throws {

@@ -18,8 +18,8 @@ extension RecipeJSONLD {
     }
 
     /// The attributes of a tag's text after its name: `name="value"`, `name='value'` or `name=value`, names
-    /// lower-cased.
-    static func attributes(_ text: Substring) -> [String: String] {
+    /// lower-cased; of a name given twice, the last counts (the first with `keepingFirst`, as in a browser).
+    static func attributes(_ text: Substring, keepingFirst: Bool = false) -> [String: String] {
         var result: [String: String] = [:]
         var rest = text
         while true {
@@ -28,7 +28,7 @@ extension RecipeJSONLD {
             guard !name.isEmpty else { return result }
             rest = rest.dropFirst(name.count).drop { $0.isWhitespace }
             guard rest.first == "=" else {
-                result[name.lowercased()] = ""
+                if !keepingFirst || result[name.lowercased()] == nil { result[name.lowercased()] = "" }
                 continue
             }
             rest = rest.dropFirst().drop { $0.isWhitespace }
@@ -42,7 +42,7 @@ extension RecipeJSONLD {
                 value = rest.prefix { !$0.isWhitespace }
                 rest = rest.dropFirst(value.count)
             }
-            result[name.lowercased()] = String(value)
+            if !keepingFirst || result[name.lowercased()] == nil { result[name.lowercased()] = String(value) }
         }
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 
 /// schema.org `Recipe` documents in JSON-LD (https://schema.org/Recipe), as recipe web pages, Mealie, Tandoor and
-/// Nextcloud Cookbook publish them: read from a JSON file or from the `application/ld+json` scripts of a saved page,
-/// and written for `recipes export`.
+/// Nextcloud Cookbook publish them: read from a JSON file or from the `application/ld+json` scripts of a saved page
+/// (or, when it has none, from its microdata or RDFa: `RecipeMicrodata`), and written for `recipes export`.
 public enum RecipeJSONLD {
     /// The recipes in a file's bytes: JSON-LD (an object, an array, an `@graph`, a page's `mainEntity`) or an HTML
-    /// page whose `<script type="application/ld+json">` elements hold it. Throws when the file is neither, is
-    /// malformed, holds no recipe, or holds a recipe without a name.
+    /// page whose `<script type="application/ld+json">` elements hold it, else whose microdata or RDFa does. Throws
+    /// when the file is neither, is malformed, holds no recipe, or holds a recipe without a name.
     public static func recipes(inFile data: Data) throws(ImportError) -> [ImportedRecipe] {
         var bytes = data
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
@@ -19,24 +19,31 @@ public enum RecipeJSONLD {
             throw ImportError("neither JSON nor an HTML page; give a schema.org Recipe in JSON-LD or a saved recipe page")
         }
         let scripts = scripts(inHTML: text)
-        guard !scripts.isEmpty else {
-            throw ImportError("an HTML page without JSON-LD (no <script type=\"application/ld+json\">); "
-                + "save the recipe's own page, or export it as JSON-LD")
-        }
         var found: [ImportedRecipe] = []
+        var scriptError: ImportError?
         for (index, script) in scripts.enumerated() {
             do {
                 found += try recipes(inJSON: script, fromHTML: true, requireRecipe: false)
             } catch {
-                throw ImportError("JSON-LD script \(index + 1) of \(scripts.count): \(error.message)")
+                scriptError = ImportError("JSON-LD script \(index + 1) of \(scripts.count): \(error.message)")
+                break
             }
         }
-        guard !found.isEmpty else { throw noRecipe }
-        return found
+        if let scriptError, !found.isEmpty { throw scriptError }
+        if !found.isEmpty { return found }
+        // No recipe in JSON-LD: the page's markup may hold one (a script that could not be read is told when it
+        // does not).
+        found = try markupRecipes(inHTML: text)
+        if !found.isEmpty { return found }
+        throw scriptError ?? noRecipeOnPage
     }
 
     static let noRecipe = ImportError(
         "no schema.org Recipe in it (no \"@type\": \"Recipe\" in its JSON-LD); give a recipe's own page or export")
+
+    static let noRecipeOnPage = ImportError(
+        "no schema.org Recipe found: looked for JSON-LD <script type=application/ld+json>, microdata "
+            + "itemtype=https://schema.org/Recipe and RDFa typeof=Recipe; give the recipe's own page, or export it as JSON-LD")
 
     /// The recipes of one JSON-LD text, each with its properties as written (see `ReceivedProperties`).
     static func recipes(inJSON text: String, fromHTML: Bool, requireRecipe: Bool = true) throws(ImportError) -> [ImportedRecipe] {

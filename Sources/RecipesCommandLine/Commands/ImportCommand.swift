@@ -2,16 +2,20 @@ import ArgumentParser
 import Foundation
 import RecipeStore
 
-/// `recipes import FILE|URL... | -`: schema.org Recipe JSON-LD files, saved recipe pages and pages on the web become
-/// recipes, every property kept; a page imported again updates its recipe.
+/// `recipes import FILE|URL... | -`: schema.org Recipe JSON-LD files, saved recipe pages (JSON-LD, microdata, RDFa),
+/// pages on the web and Paprika's exports become recipes, every property kept; a page imported again updates its
+/// recipe.
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import schema.org recipes from JSON-LD files, saved recipe pages or web addresses (- reads stdin).",
+        abstract: "Import recipes from JSON-LD files, saved recipe pages, web addresses or Paprika exports (- reads stdin).",
         discussion: """
             Understands a Recipe object, an array of them, an @graph, a page's mainEntity, and the \
             <script type="application/ld+json"> elements of a page: what recipe sites, Mealie, Tandoor, Nextcloud \
-            Cookbook and `recipes export` publish. An http:// or https:// address is fetched (TLS verified, at most 5 \
+            Cookbook and `recipes export` publish; a page without them is read for a schema.org Recipe in microdata \
+            (itemscope itemtype=".../Recipe", itemprop) or RDFa (typeof="Recipe", property). A Paprika export \
+            (.paprikarecipes) imports every recipe in it, photos included; imported again, each recipe updates the one \
+            of its Paprika uid. An http:// or https:// address is fetched (TLS verified, at most 5 \
             redirects, 8 MiB), and so is its image. Every property of the recipe is kept: the ones recipes reads as \
             fields, and every other as it came, sent back unchanged by sync and export. A recipe's url is --url, else \
             the page's canonical link, else its own url, else the address fetched. A recipe whose url one here has \
@@ -29,7 +33,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(name: .customLong("as-new"), help: "Import a page a recipe here has already as a second recipe.") var asNew = false
     @Option(name: .long, help: ArgumentHelp("The address of the page a saved file came from (one input only).", valueName: "URL"))
     var url: String?
-    @Argument(help: ArgumentHelp("JSON-LD or HTML files, web addresses; - for standard input.", valueName: "FILE|URL"))
+    @Argument(help: ArgumentHelp("JSON-LD or HTML files, .paprikarecipes exports, web addresses; - for standard input.", valueName: "FILE|URL"))
     var files: [String]
 
     func validate() throws {

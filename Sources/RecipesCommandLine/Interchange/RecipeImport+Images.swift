@@ -32,7 +32,34 @@ extension RecipeImport {
         case .remote(let url):
             guard source.address != nil, let fetch else { return AttachedImage(remote: url) }
             return await download(url, of: title, fetch: fetch, notes: &notes)
+        case .embedded(let bytes):
+            do {
+                return AttachedImage(staged: try stage(bytes))
+            } catch {
+                var reason = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+                if let storeError = error as? StoreError {
+                    switch storeError.kind {
+                    case .imageNotRecognised: reason = "it is not a JPEG, PNG, GIF or WebP image"
+                    case .imageTooLarge(_, let size, let limit):
+                        reason = "it is \(size) bytes, over the \(limit)-byte limit; raise image.max_bytes with `recipes config set`"
+                    default: break
+                    }
+                }
+                throw CommandLineError("the photo of \"\(TerminalText.clean(title))\": \(reason)")
+            }
         }
+    }
+
+    /// A copy of image bytes the input carries (a Paprika photo) staged as `image set` stages a file: written to a
+    /// private temporary file first, its bytes checked.
+    private func stage(_ bytes: Data) throws -> StagedImage {
+        let temporary = FileManager.default.temporaryDirectory
+            .appendingPathComponent("recipes-image-\(getpid())-\(UUID().lowercasedString)").path
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        guard FileManager.default.createFile(atPath: temporary, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
+            throw CommandLineError("it could not be written to \(temporary)")
+        }
+        return try store.media.stage(from: temporary, maxBytes: maxImageBytes)
     }
 
     /// Fetches the image at `url` and stages a copy (its bytes checked as `image set` checks them); on failure the

@@ -3,14 +3,14 @@ import RecipeModels
 import RecipeStore
 import SystemFiles
 
-/// `recipes import` and the REPL's `import`: schema.org JSON-LD files, saved recipe pages and web addresses become
-/// recipes, every property kept.
+/// `recipes import` and the REPL's `import`: schema.org recipes (JSON-LD files, saved recipe pages in JSON-LD,
+/// microdata or RDFa, web addresses) and Paprika's exports become recipes, every property kept.
 ///
 /// Each input is all or nothing: it is read (or fetched) and checked, the images it refers to are copied into the
 /// media folder (fetched, for a page on the web), and its recipes are written in one transaction; an input that fails
 /// is reported by name with the reason and leaves no trace, and the next one is imported all the same. A recipe whose
-/// address (`url`) a recipe here has already updates that recipe (one revision), unless `asNew`; the line printed
-/// says which.
+/// address (`url`) a recipe here has already updates that recipe (one revision), unless `asNew`; so does a Paprika
+/// recipe whose Paprika `uid` one here has; the line printed says which.
 struct RecipeImport {
     let store: RecipeStore
     let maxImageBytes: Int64
@@ -62,23 +62,32 @@ struct RecipeImport {
     /// One input: read or fetched, its recipes given their addresses and images, written.
     private func importInput(_ input: String, fetch: PageFetch?, dryRun: Bool) async throws -> Outcome {
         let source = try await read(input, fetch: fetch)
+        let paprika = PaprikaExport.isExport(name: input, data: source.data)
         let recipes: [ImportedRecipe]
         do {
-            recipes = try RecipeJSONLD.recipes(inFile: source.data)
+            recipes = paprika ? try PaprikaExport.recipes(in: source.data) : try RecipeJSONLD.recipes(inFile: source.data)
         } catch {
             throw CommandLineError(error.message)
         }
-        let html = String(decoding: source.data.prefix(Self.maxFileBytes), as: UTF8.self)
-        let canonical = RecipeJSONLD.canonicalLink(inHTML: html).flatMap { Self.resolve($0, against: pageURL ?? source.address) }
+        if paprika, pageURL != nil {
+            throw CommandLineError("--url is the address of a saved page; a Paprika export keeps each recipe's own (source_url)")
+        }
+        var canonical: String?
+        if !paprika {
+            let html = String(decoding: source.data.prefix(Self.maxFileBytes), as: UTF8.self)
+            canonical = RecipeJSONLD.canonicalLink(inHTML: html).flatMap { Self.resolve($0, against: pageURL ?? source.address) }
+        }
         var notes: [String] = []
         var writes: [ImportWrite] = []
         var staged: [StagedImage] = []
         do {
             for (index, recipe) in recipes.enumerated() {
                 var content = recipe.content
-                content.details.url = Self.address(
-                    explicit: pageURL, canonical: canonical, recipeURL: content.details.url, fetched: source.address,
-                    index: index, count: recipes.count)
+                if !paprika {
+                    content.details.url = Self.address(
+                        explicit: pageURL, canonical: canonical, recipeURL: content.details.url, fetched: source.address,
+                        index: index, count: recipes.count)
+                }
                 var new = RecipeStore.NewRecipe(content: content, received: recipe.received)
                 if !dryRun {
                     let image = try await attach(recipe.image, of: content.title, source: source, fetch: fetch, notes: &notes)
@@ -88,7 +97,7 @@ struct RecipeImport {
                 } else if case .local(let path) = recipe.image, source.address == nil {
                     try Self.checkReadable(Self.path(path, in: source.folder))
                 }
-                let existing = try store.recipeIDs(withURL: content.details.url).first
+                let existing = try sameRecipes(recipe, url: content.details.url).first
                 writes.append(ImportWrite(recipe: new, replacing: asNew ? nil : existing))
             }
         } catch {
@@ -102,12 +111,21 @@ struct RecipeImport {
             }, notes: [])
         }
         let written = try store.importRecipes(writes)
-        let lines = zip(writes, written).map { write, result in
-            Self.line(result.recipe, result.outcome, address: write.recipe.content.details.url, asNewOf: asNew
-                ? (try? store.recipeIDs(withURL: write.recipe.content.details.url).filter { $0 != result.recipe.id }) ?? []
+        let lines = zip(recipes, zip(writes, written)).map { recipe, pair in
+            let (write, result) = pair
+            let url = write.recipe.content.details.url
+            return Self.line(result.recipe, result.outcome, address: paprika ? input : url, asNewOf: asNew
+                ? (try? sameRecipes(recipe, url: url).filter { $0 != result.recipe.id }) ?? []
                 : [])
         }
         return .imported(lines, notes: notes)
+    }
+
+    /// The recipes here (not deleted) an imported recipe is the same as: those with its Paprika `uid`, for one from
+    /// Paprika that has one; else those with its address.
+    private func sameRecipes(_ recipe: ImportedRecipe, url: String) throws(StoreError) -> [Int64] {
+        if let uid = recipe.paprikaUID { return try store.recipeIDs(withPaprikaUID: uid) }
+        return try store.recipeIDs(withURL: url)
     }
 
     /// The line saying what became of one recipe.
@@ -172,8 +190,9 @@ struct RecipeImport {
         // Only a regular file is read (a named pipe would hold the import, a device could be anything), and never the
         // home's database (see `DatabaseFiles`).
         let data: Data
+        let maxBytes = PaprikaExport.isExportName(input) ? PaprikaExport.maxFileBytes : Self.maxFileBytes
         do throws(UserFile.Refusal) {
-            data = try UserFile.read(input, maxBytes: Int64(Self.maxFileBytes), refusing: DatabaseFiles(home: store.home))
+            data = try UserFile.read(input, maxBytes: Int64(maxBytes), refusing: DatabaseFiles(home: store.home))
         } catch {
             switch error {
             case .notFound: throw CommandLineError("no such file; check the path")
@@ -182,7 +201,7 @@ struct RecipeImport {
             case .databaseFile: throw CommandLineError("this home's database (or one of its files), not a recipe file")
             case .unreadable(let reason): throw CommandLineError("cannot read it: \(reason); check its permissions")
             case .tooLarge(let size):
-                throw CommandLineError("\(size) bytes, over the \(Self.maxFileBytes >> 20) MiB a recipe file may have")
+                throw CommandLineError("\(size) bytes, over the \(maxBytes >> 20) MiB a recipe file may have")
             }
         }
         return Source(data: data, folder: URL(fileURLWithPath: input).deletingLastPathComponent().path, address: nil)
@@ -214,6 +233,7 @@ struct RecipeImport {
         switch recipe.image {
         case .local(let path): parts.append("image " + Self.path(path, in: folder))
         case .remote(let url): parts.append("image " + url)
+        case .embedded(let bytes): parts.append("photo of \(bytes.count) bytes")
         case nil: break
         }
         return "\(TerminalText.clean(content.title)) (\(parts.joined(separator: ", ")))"

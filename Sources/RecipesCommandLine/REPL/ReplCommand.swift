@@ -137,7 +137,7 @@ public struct ReplCommandSpec: Sendable {
         .init(name: "cook", usage: "cook <id> [--servings N | --scale F]",
               summary: "one step at a time with the ingredients it uses and a timer (on a pipe: all steps)"),
         .init(name: "import", usage: "import [--dry-run] [--as-new] <file|url>...",
-              summary: "import schema.org recipes from JSON-LD files, saved pages or web addresses (again: updates)"),
+              summary: "import JSON-LD, microdata or RDFa pages and files, web addresses, Paprika exports (again: updates)"),
         .init(name: "export", usage: "export [<id>...] [--out <dir>] [--format jsonld|markdown]",
               summary: "recipes as schema.org JSON-LD (an array here, or one file each in <dir>) or Markdown pages"),
         .init(name: "status", usage: "status [<id>...]", summary: "where each recipe stands with the server"),
