@@ -69,6 +69,7 @@ extension RecipeStore {
         }
         let mediaCopy = recipe.image?.localFileName
         var removed = false
+        try noteOrigin(.resolve, of: id, db)
         switch resolution {
         case .fields(let result):
             try write(result.merged, resolving: id, images: images, db)

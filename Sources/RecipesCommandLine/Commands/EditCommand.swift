@@ -79,6 +79,7 @@ struct EditCommand: AsyncParsableCommand {
                 environment: context.environment, interactive: isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1)
         }
         guard let session else { throw ExitCode.failure }
+        session.saysWhatItDid = isatty(STDOUT_FILENO) == 1
         if isatty(STDIN_FILENO) == 1 {
             await runInteractive(session, context: context)
         } else {

@@ -124,6 +124,7 @@ struct OneShotCommand {
                     store: try context.openStore(.readOnly), configuration: try context.configuration(),
                     console: console, environment: environment)
                 session.dialect = .shell
+                session.saysWhatItDid = isatty(STDOUT_FILENO) == 1
                 if try await session.execute(command) == .failed { status = ExitCode.failure.rawValue }
             }
             return status

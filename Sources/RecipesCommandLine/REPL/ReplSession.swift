@@ -40,6 +40,9 @@ public final class ReplSession {
     /// The words of the commands its output advises: the REPL's own, or a shell's when a command of it runs from
     /// one (`recipes title 3 …`).
     var dialect: CommandDialect = .repl
+    /// Whether a command that changes something says what it did (`deleted 8 "Lasagne" …`): set when standard output
+    /// is a terminal; on a pipe such a command is silent unless asked (`--verbose`).
+    var saysWhatItDid = false
 
     /// Creates a session on `store`.
     public init(
@@ -107,10 +110,6 @@ public final class ReplSession {
         case .setImage(let reference, let path):
             let id = try store.recipeID(reference)
             if try !attachImage(at: path, to: id) { console.out(Self.unchanged(id)) }
-        case .delete(let reference):
-            let recipe = try store.recipe(id: store.recipeID(reference))
-            let removed = try writableStore().delete(recipe.id)
-            console.out(Self.deleted(recipe, removed: removed, dialect: dialect))
         case .status(let references):
             let notes = StatusCommand.folderNotes(store.home).map { "note: \($0)\n" }.joined()
             let ids = try store.recipeIDs(references)
@@ -143,6 +142,8 @@ public final class ReplSession {
             console.out(ConflictText.resolved(resolved, dialect: dialect) + "\n")
         case .backgroundSync, .cancelJob, .jobs, .wait:
             return try await executeJobCommand(command)
+        case .delete, .history, .undo:
+            return try executeHistoryCommand(command)
         case .editInEditor, .applyCard, .search, .importFiles, .export:
             return try await executeEditingCommand(command)
         case .help(let topic):
@@ -151,14 +152,6 @@ public final class ReplSession {
             return await mayLeave() ? .quit : .succeeded
         }
         return .succeeded
-    }
-
-    /// What `delete` says: the recipe it deleted, and whether that is all (the server never had it) or its deletion
-    /// is queued for the server.
-    static func deleted(_ recipe: Recipe, removed: Bool, dialect: CommandDialect) -> String {
-        let title = TerminalText.clean(recipe.title)
-        if removed { return "deleted \(recipe.id): \(title) (the server never had it)\n" }
-        return "deleted \(recipe.id): \(title); the server's copy is deleted on the next sync (\(dialect.syncAll))\n"
     }
 
     /// What an edit that changed nothing says: the recipe already was so, and no revision was spent on it.
