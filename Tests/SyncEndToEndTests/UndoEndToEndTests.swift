@@ -62,7 +62,7 @@ struct UndoEndToEndTests {
         #expect(stored.name == "Bread" && stored.version == 3, "\(stored)")
         #expect(try b.run(["sync"]).status == 0)
         #expect(try b.rows().map(\.title) == ["Bread"], "the second home has it back")
-        let show = try b.run(["show", "1", "--json"])
+        let show = try b.run(["show", "bread", "--json"])  // a new id there: its old row went with the deletion
         #expect(show.stdout.contains("500 g flour"), "\(show)")
         let back = try #require(try a.rows().first)
         #expect(back.id == 1 && back.state == "synced", "the same id here, synced: \(back)")

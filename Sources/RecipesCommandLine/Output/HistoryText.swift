@@ -79,7 +79,8 @@ struct HistoryText {
     static func rows(_ entries: [RevisionEntry]) -> [Row] {
         entries.indices.map { index in
             let entry = entries[index]
-            let restored = entry.restores.flatMap { seq in entries.first { $0.seq == seq }?.revision }
+            // An undo names the revision it went back to; one that brought a deleted recipe back says so instead.
+            let restored = entry.restores.flatMap { seq in entries.first { $0.seq == seq && !$0.deleted }?.revision }
             var changes: [String]
             if entry.deleted {
                 changes = ["deleted"]

@@ -59,7 +59,7 @@ extension ReplSession {
         let recipe = outcome.recipe
         let title = TerminalText.clean(recipe.title)
         var line = outcome.recreated || recipe.sync.deleted
-            ? "undo: recipe \(recipe.id) \"\(title)\" is back (revision \(recipe.sync.revision), as revision \(outcome.restoredRevision) was)"
+            ? "undo: recipe \(recipe.id) \"\(title)\" is back (revision \(recipe.sync.revision))"
             : "undo: recipe \(recipe.id) \"\(title)\" is as revision \(outcome.restoredRevision) was (now revision \(recipe.sync.revision))"
         if outcome.imageKept { line += "; that revision's image is no longer on this device, so it keeps its image" }
         return line + "; \(dialect.syncAll) sends it\n"
