@@ -231,6 +231,21 @@ struct HistoryCommandTests {
         #expect(try parse("delete", "8", "--verbose") == .delete(id: 8, verbose: true))
     }
 
+    @Test("Tab completes the recipe of history and undo by id and by title, as for delete")
+    func completion() {
+        let recipes: () -> [(id: Int64, title: String)] = { [(1, "Soup"), (2, "Bread"), (8, "Lasagne al forno")] }
+        func inserts(_ before: [String], _ prefix: String) -> [String] {
+            if case .words(let candidates, _) = ReplCompletion.candidates(before: before, prefix: prefix, recipes: recipes) {
+                return candidates.map(\.insert)
+            }
+            return []
+        }
+        #expect(inserts([], "und") == ["undo"] && inserts([], "hist") == ["history"])
+        #expect(inserts(["undo"], "las") == ["\"Lasagne al forno\""])
+        #expect(inserts(["history"], "") == ["1", "2", "8"])
+        #expect(inserts(["undo", "8"], "").isEmpty)
+    }
+
     @Test("bad words for history and undo are refused with the usage", arguments: [
         (["history", "3", "--deleted"], "--deleted lists every deleted recipe"),
         (["history", "3", "4"], "name one recipe"),
