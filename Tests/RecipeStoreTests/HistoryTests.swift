@@ -41,6 +41,20 @@ struct HistoryTests {
         #expect(try store.history(of: id).map(\.fields.title) == ["Soup"])
     }
 
+    @Test("an import says so: a new recipe and one a page updates are both `import` revisions")
+    func importsWriteHistory() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let page = RecipeStore.NewRecipe(content: RecipeContent(title: "Pie", ingredients: ["apples"]))
+        let id = try #require(try store.importRecipes([ImportWrite(recipe: page)]).first).recipe.id
+        var again = page
+        again.content.ingredients.append("butter")
+        _ = try store.importRecipes([ImportWrite(recipe: again, replacing: id)])
+        let history = try store.history(of: id)
+        #expect(history.map(\.origin) == [.import, .import] && history.map(\.revision) == [1, 2])
+        #expect(RevisionChanges.between(history[0].fields, history[1].fields) == ["1 ingredient added"])
+    }
+
     @Test("only the newest 50 revisions of a recipe are kept")
     func historyIsBounded() throws {
         let dir = TemporaryDirectory()
