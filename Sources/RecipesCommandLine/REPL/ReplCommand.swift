@@ -15,8 +15,7 @@ public enum ReplCommand: Equatable, Sendable {
     case delete(id: RecipeReference, verbose: Bool = false)
     /// `history [<id>] [--deleted] [--json]`: a recipe's revisions here, the newest changes of all, or the deleted ones.
     case history(id: RecipeReference?, deleted: Bool, json: Bool)
-    /// `undo [<id>] [--to <revision>] [--verbose]`: an earlier revision's content as a new revision (no id: the last
-    /// change here).
+    /// `undo [<id>] [--to <revision>] [--verbose]`: an earlier revision's content as a new one (no id: the last change).
     case undo(id: RecipeReference?, revision: Int64?, verbose: Bool = false)
     case status(ids: [RecipeReference])
     /// `sync [<id>...]`: as `recipes sync`, in the foreground.
@@ -358,29 +357,6 @@ public struct ReplCommandSpec: Sendable {
         default:
             throw usageError("unknown \(name) action \"\(arguments[0])\"")
         }
-    }
-
-    /// The field names among `words`, with `ingredient 3` and `step 2` typed as two words read as one name, and
-    /// `nutrition calories` or `property video` too (unless the next word names a field of its own).
-    static func fieldNames(_ words: [String]) -> [String] {
-        var names: [String] = []
-        var rest = words[...]
-        while let word = rest.popFirst() {
-            if word == "ingredient" || word == "step", let number = rest.first, !number.isEmpty,
-                number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber)
-            {
-                names.append(word + " " + number)
-                rest = rest.dropFirst()
-            } else if word == "nutrition" || word == "property", let key = rest.first, !key.isEmpty,
-                (try? ConflictSelector(name: key)) == nil
-            {
-                names.append(word + " " + key)
-                rest = rest.dropFirst()
-            } else {
-                names.append(word)
-            }
-        }
-        return names
     }
 
     /// Parses how a recipe is named: its id (a whole number from 1), its title or the start of it, or its uuid or the
