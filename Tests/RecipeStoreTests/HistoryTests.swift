@@ -115,6 +115,25 @@ struct HistoryTests {
         #expect(back.recipe.sync.serverVersion == 4 && back.recipe.sync.state == .pending && !back.recipe.sync.deleted)
     }
 
+    @Test("pulls say where a revision came from, and a deletion on the server undone here is based on its tombstone")
+    func pulledAndRemovedOnServer() throws {
+        let home = try ConflictFixture()
+        var theirs = ConflictFixture.base
+        theirs.title = "Broth"
+        #expect(try home.pull(.live(version: 2, fields: theirs)) == .replaced)
+        let pulled = try #require(try home.store.history(of: home.id).suffix(2).first)
+        let newest = try #require(try home.store.history(of: home.id).last)
+        #expect(newest.origin == .pull && RevisionChanges.between(pulled.fields, newest.fields) == ["title"])
+        let other = try ConflictFixture()
+        try other.store.apply(.yield("2 bowls"), to: other.id)
+        #expect(try other.pull(.deleted(version: 2)) == .conflict(.deletedOnServer))
+        _ = try other.store.resolve(id: other.id, side: .theirs)
+        let deletion = try #require(try other.store.deletedRecipes().first)
+        #expect(deletion.tombstone == 2 && deletion.origin == .resolve)
+        let back = try other.store.undo(other.id)
+        #expect(back.recreated && back.recipe.sync.serverVersion == 2 && back.recipe.sync.state == .pending)
+    }
+
     @Test("a home from before history keeps each recipe as it was as its first revision, so its next edit can be undone")
     func upgradeSeedsHistory() throws {
         let dir = TemporaryDirectory()
