@@ -86,6 +86,28 @@ struct UndoEndToEndTests {
         #expect(try server.storedRecipes().map(\.name) == ["Pie"])
     }
 
+    @Test("deleted on the other device: this home's history says so, and undo here brings it back to both")
+    func deletionElsewhereUndoneHere() throws {
+        let a = Client()
+        let server = try a.startServer()
+        defer { server.stop() }
+        let b = Client(serverURL: server.url)
+        try a.edit(["new Stew"])
+        #expect(try a.run(["sync"]).status == 0)
+        #expect(try b.run(["sync"]).status == 0)
+        try b.edit(["delete 1"])
+        #expect(try b.run(["sync"]).status == 0)  // the tombstone is version 2
+        #expect(try a.run(["sync"]).status == 0)
+        #expect(try a.rows().isEmpty)
+        let deleted = try a.run(["history", "--deleted"])
+        #expect(deleted.stdout.contains("Stew") && deleted.stdout.contains("deleted on the server"), "\(deleted)")
+        #expect(try a.run(["undo", "stew"]).status == 0)
+        #expect(try a.run(["sync"]).status == 0)
+        #expect(try server.storedRecipes().first.map { "\($0.name) \($0.version)" } == "Stew 3")
+        #expect(try b.run(["sync"]).status == 0)
+        #expect(try b.rows().map(\.title) == ["Stew"])
+    }
+
     @Test("a recipe the server never had, deleted and undone: it comes back under its id and is uploaded as new")
     func neverSyncedDeletionUndone() throws {
         let a = Client()
