@@ -1,6 +1,6 @@
 -- A recipe's revisions on this device (`recipes history`, `recipes undo`; docs/editing.md, "History and undo"): each
--- revision's whole content, kept for the last 50 revisions of each recipe, also after the recipe is deleted (an undo
--- brings it back under its old id).
+-- revision's whole content, kept for the last 50 revisions of each recipe, also after the recipe is deleted (for the
+-- 200 recipes deleted last: an undo brings one back under its old id).
 --   recipe_id: the recipe's local id, kept when the recipe's row goes (no foreign key: a deleted recipe's history stays).
 --   uuid:      the recipe's identity on the server.
 --   revision:  the local revision this content became.

@@ -14,6 +14,9 @@ extension RecipeStore {
     /// How many revisions of each recipe are kept (the oldest go first).
     public static let historyLimit = 50
 
+    /// How many deleted recipes keep their history for `undo` (those deleted longest ago go first).
+    public static let deletedHistoryLimit = 200
+
     /// Says where the new revision of recipe `id` in this transaction comes from (before or after the change; the
     /// last word counts), and for a deletion the server has, its tombstone's version. Does nothing in a schema without
     /// history (a store opened with an older list of migrations).
@@ -32,12 +35,14 @@ extension RecipeStore {
     /// Writes a history row for every recipe the transaction marked, then clears the marks; called inside every
     /// change's transaction just before it commits. A mark whose recipe kept its revision (a note for an edit that
     /// changed nothing) writes nothing; a removed recipe gets a deletion row (or, when its newest row is the deletion
-    /// already, that row learns the tombstone's version). Each recipe keeps its newest `historyLimit` rows.
+    /// already, that row learns the tombstone's version). Each recipe keeps its newest `historyLimit` rows, and the
+    /// `deletedHistoryLimit` recipes deleted last keep theirs.
     static func recordHistory(_ db: Database, now: Date) throws {
         let marks = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT recipe_id, uuid, origin, command, restores, gone, tombstone FROM recipe_history_due
             """))
         guard !marks.isEmpty else { return }
+        var removed = false
         for mark in marks {
             let id: Int64 = mark["recipe_id"]
             let newest = try Row.fetchOne(db.cachedStatement(sql: """
@@ -45,6 +50,7 @@ extension RecipeStore {
                 """), arguments: [id])
             let origin: String? = mark["origin"]
             if (mark["gone"] as Int64) != 0 {
+                removed = true
                 guard let newest, let uuid: String = mark["uuid"] else { continue }
                 if (newest["deleted"] as Int64) != 0 {
                     try db.cachedStatement(sql: "UPDATE recipe_history SET tombstone = coalesce(?, tombstone) WHERE seq = ?")
@@ -72,6 +78,13 @@ extension RecipeStore {
                 DELETE FROM recipe_history WHERE recipe_id = ? AND seq <= (
                     SELECT seq FROM recipe_history WHERE recipe_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)
                 """).execute(arguments: [id, id, historyLimit])
+        }
+        if removed {
+            try db.cachedStatement(sql: """
+                DELETE FROM recipe_history WHERE recipe_id IN (
+                    SELECT recipe_id FROM recipe_history WHERE recipe_id NOT IN (SELECT id FROM recipes)
+                    GROUP BY recipe_id ORDER BY max(seq) DESC LIMIT -1 OFFSET ?)
+                """).execute(arguments: [deletedHistoryLimit])
         }
         try db.cachedStatement(sql: "DELETE FROM recipe_history_due").execute()
     }

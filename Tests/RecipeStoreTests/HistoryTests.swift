@@ -66,6 +66,20 @@ struct HistoryTests {
         #expect(history.first?.revision == 12 && history.last?.revision == 61)
     }
 
+    @Test("the histories of the 200 recipes deleted last are kept; the one deleted longest ago goes")
+    func deletedHistoriesAreBounded() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let made = try store.create((0...RecipeStore.deletedHistoryLimit).map {
+            RecipeStore.NewRecipe(content: RecipeContent(title: "Recipe \($0)"))
+        })
+        try store.write { db in try db.execute(sql: "DELETE FROM recipes") }
+        let deleted = try store.deletedRecipes()
+        #expect(deleted.count == RecipeStore.deletedHistoryLimit)
+        #expect(!deleted.contains { $0.recipeID == made[0].id } && deleted.contains { $0.recipeID == made[1].id })
+        #expect(try store.history(of: made[0].id).isEmpty)
+    }
+
     @Test("undo writes the previous content as a new revision, pending upload; again goes one further back")
     func undoIsANewRevision() throws {
         let dir = TemporaryDirectory()
