@@ -35,6 +35,7 @@ extension RecipeStore {
             guard try Self.write(content, received: received, over: row, db) else { return .unchanged }
             try sent?.remember(id, db)
             try markChanged(id, settling: before, in: db)
+            try Self.noteOrigin(.edit, command: "edit", of: id, db)
             return .saved
         }
         let recipe = try recipe(id: id)

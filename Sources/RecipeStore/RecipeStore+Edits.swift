@@ -20,7 +20,9 @@ extension RecipeStore {
                     VALUES (?, ?, 1, 'pending', ?, ?)
                     """,
                 arguments: [uuid.lowercasedString, title, stamp, stamp])
-            return try Self.fetchRecipe(db, id: db.lastInsertedRowID)
+            let id = db.lastInsertedRowID
+            try Self.noteOrigin(.new, of: id, db)
+            return try Self.fetchRecipe(db, id: id)
         }
     }
 
@@ -59,6 +61,7 @@ extension RecipeStore {
                 try db.execute(sql: "RELEASE edit")
                 try sent?.remember(id, db)
                 try self.markChanged(id, settling: before, in: db)
+                try Self.noteOrigin(.edit, command: change.commandName, of: id, db)
                 if kept != nil || change == .clearImage {
                     unneededCopy = try Self.unreferencedCopy(current["image_file"], keeping: kept, db)
                 }
@@ -97,6 +100,7 @@ extension RecipeStore {
         let change = { (db: Database) throws -> String? in
             let row = try Self.editableRow(db, id: id)
             try SentDraft.beforeEdit(row, id: id, db)?.remember(id, db)
+            try Self.noteOrigin(.delete, of: id, db)
             // Removed at once when the server never saw it, else `deleting` (RecipeSyncMachine decides).
             let transition = try Self.apply(.deleted, to: id, db)
             removed = transition?.effects.contains(.removeRecipe) == true

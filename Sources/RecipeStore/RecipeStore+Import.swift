@@ -58,7 +58,9 @@ extension RecipeStore {
                     results = try edit { db in
                         try writes.map { write -> (id: Int64, outcome: ImportOutcome) in
                             guard let id = write.replacing else {
-                                return (try Self.insert(write.recipe, stamp: stamp, db), .created)
+                                let id = try Self.insert(write.recipe, stamp: stamp, db)
+                                try Self.noteOrigin(.import, of: id, db)
+                                return (id, .created)
                             }
                             let (changed, letGo) = try self.replaceImported(id, with: write.recipe, db)
                             if let letGo, let name = try Self.unreferencedCopy(letGo, keeping: nil, db) { unneeded.append(name) }
@@ -103,6 +105,7 @@ extension RecipeStore {
         if changed {
             try sent?.remember(id, db)
             try markChanged(id, settling: before, in: db)
+            try Self.noteOrigin(.import, of: id, db)
         }
         return (changed, letGo)
     }

@@ -178,6 +178,7 @@ extension RecipeStore {
                     continue
                 }
                 let (id, outcome) = try Self.applyServerCopy(change.copy, uuid: change.uuid, images: images, now: now, db)
+                try Self.noteServerOrigin(outcome, copy: change.copy, id: id, db)
                 var title = ""
                 if let id {
                     title = try String.fetchOne(
@@ -237,6 +238,7 @@ extension RecipeStore {
                 return .gone
             }
             let (id, outcome) = try Self.applyServerCopy(copy, uuid: claim.recipe.uuid, images: images, now: now, db)
+            try Self.noteServerOrigin(outcome, copy: copy, id: id, db)
             guard let id else { return .gone }
             var recipe = try Self.fetchRecipe(db, id: id)
             switch outcome {

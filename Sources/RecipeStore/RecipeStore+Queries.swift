@@ -11,12 +11,13 @@ extension RecipeStore {
     /// Reads recipe `id` with its ingredients and steps on `db` (inside a change's transaction, so that a change
     /// whose result cannot be read back is rolled back with it).
     static func fetchRecipe(_ db: Database, id: Int64) throws -> Recipe {
-        guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE id = ?", arguments: [id]) else {
+        // Cached statements: every change reads its recipe back, and the history reads it again before the commit.
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE id = ?"), arguments: [id]) else {
             throw StoreError(.unknownRecipe(id: id))
         }
         var recipe = Self.decode(row)
         recipe.ingredients = try String.fetchAll(
-            db, sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position", arguments: [id]
+            db.cachedStatement(sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position"), arguments: [id]
         ).map(Ingredient.init(text:))
         recipe.steps = try Self.fetchSteps(id, db)
         return recipe
@@ -31,7 +32,8 @@ extension RecipeStore {
                 return try Row.fetchAll(db, sql: "SELECT \(Self.recipeColumns) FROM recipes ORDER BY id").map(Self.decode)
             }
             return try ids.map { id in
-                guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE id = ?", arguments: [id]) else {
+                // Cached statements: every change reads its recipe back, and the history reads it again before the commit.
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE id = ?"), arguments: [id]) else {
                     throw StoreError(.unknownRecipe(id: id))
                 }
                 return Self.decode(row)

@@ -44,6 +44,9 @@ public final class RecipeStore: Sendable {
     /// Whether the schema has the search index's stale marks (migration 0007), which every change clears before it
     /// commits (`refreshSearch`); false only for a store opened with an older list of migrations (tests of upgrades).
     private let refreshesSearch: Bool
+    /// Whether the schema keeps each recipe's revisions (migration 0010), which every change records before it commits
+    /// (`recordHistory`).
+    private let recordsHistory: Bool
 
     /// How long a statement waits for another process's write lock before failing.
     public static let busyTimeout: TimeInterval = 10
@@ -68,6 +71,7 @@ public final class RecipeStore: Sendable {
         self.now = now
         self.access = access
         self.refreshesSearch = known.contains(Self.searchRefreshMigration)
+        self.recordsHistory = known.contains(Self.historyMigration)
         if access == .readOnly {
             // A home that is a file is refused as the read-write open refuses it (reading it as empty would hide it).
             var isFolder: ObjCBool = false
@@ -170,6 +174,8 @@ public final class RecipeStore: Sendable {
                         }
                         if applied.contains(migration.identifier) { return .commit }
                         try db.execute(sql: migration.sql)
+                        if migration.identifier == Self.historyMigration { try Self.seedHistory(db, now: now()) }
+                        if try db.tableExists("recipe_history_due") { try Self.recordHistory(db, now: now()) }
                         if try db.tableExists("recipe_search_stale") { try Self.refreshSearch(db) }
                         try db.execute(
                             sql: "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, ?)",
@@ -215,7 +221,8 @@ public final class RecipeStore: Sendable {
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction, committed when it returns and rolled back when it throws;
-    /// the search index takes the transaction's changes just before the commit (`refreshSearch`).
+    /// the search index and the history take the transaction's changes just before the commit (`refreshSearch`,
+    /// `recordHistory`).
     ///
     /// The commit is on disk when this returns, unless `waitForDisk` is false: then it is written to the WAL without
     /// a sync (`synchronous = NORMAL` for this one transaction), and reaches the disk with the next synced commit or
@@ -234,6 +241,7 @@ public final class RecipeStore: Sendable {
                 try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
                 do {
                     let result = try body(db)
+                    if recordsHistory { try Self.recordHistory(db, now: now()) }
                     if refreshesSearch { try Self.refreshSearch(db) }
                     try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
                     return result

@@ -57,6 +57,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case resolution(detail: String)
         case badSearch(String)
         case noNutrition(key: String, id: Int64, present: [String])
+        /// `recipes undo` cannot go back (`detail` says why and what to do instead).
+        case undo(detail: String)
     }
 
     /// What a path given as an image is when it is not a regular file.
@@ -190,6 +192,8 @@ public struct StoreError: Error, LocalizedError, Sendable, Equatable {
         case .noNutrition(let key, let id, let present):
             let have = present.isEmpty ? "it has none" : "it has " + present.joined(separator: ", ")
             return "recipe \(id) has no nutrition \(key) to remove; \(have)"
+        case .undo(let detail):
+            return detail
         }
     }
 }

@@ -263,3 +263,22 @@ struct TerminalTests {
         #expect(!history.contains("half"), "the cancelled line is not in the history")
     }
 }
+
+@Suite("delete and undo in recipes edit on a terminal")
+struct TerminalUndoTests {
+    @Test("on a terminal the REPL's delete says what it did and how to undo it; undo says the recipe is back; history completes titles")
+    func deleteAndUndoOnATerminal() throws {
+        let dir = TemporaryDirectory()
+        #expect(try runRecipes(["new", "Lasagne", "al", "forno", "--home", dir.homePath]).status == 0)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/pty_repl_undo.py").path
+        let run = try runRecipes([script, builtProduct("recipes").path, dir.homePath],
+                                 environment: ["TERM": "xterm"], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(run.stdout.contains("deleted 1 \"Lasagne al forno\" (`undo 1` brings it back)"), "\(run.stdout)")
+        #expect(run.stdout.contains("undo: recipe 1 \"Lasagne al forno\" is back (revision 3); `sync` sends it"), "\(run.stdout)")
+        #expect(run.stdout.contains("brought back") && run.stdout.contains("deleted here"), "history lists both: \(run.stdout)")
+        #expect(run.stdout.hasSuffix("EXIT 0\n"), "\(run.stdout)")
+        let recipe = try RecipeStore(home: dir.home, access: .readOnly).recipe(id: 1)
+        #expect(recipe.title == "Lasagne al forno" && !recipe.sync.deleted && recipe.sync.revision == 3)
+    }
+}

@@ -82,20 +82,25 @@ struct OneShotCommandTests {
         #expect(try RecipeStore(home: dir.home, access: .readOnly).recipe(id: 1).recipeYield == "--servings 4")
     }
 
-    @Test("delete says what it deleted: gone at once when the server never had it, else queued for the next sync")
+    @Test("delete says what it deleted and how to undo it on a terminal, nothing on a pipe unless --verbose")
     func deleteSaysWhat() throws {
         let dir = TemporaryDirectory()
         let home = ["--home", dir.homePath]
-        #expect(try runRecipes(["edit"] + home, input: "new Local\nnew Remote\n").status == 0)
+        #expect(try runRecipes(["edit"] + home, input: "new Local\nnew Remote\nnew Piped\n").status == 0)
         let store = try RecipeStore(home: dir.home)
         try store.pool.write { db in
             try db.execute(sql: "UPDATE recipes SET state = 'synced', synced_revision = 1 WHERE id = 2")
         }
-        let local = try runRecipes(["delete", "1"] + home)
-        #expect(local.status == 0 && local.stdout == "deleted 1: Local (the server never had it)\n", "\(local)")
-        let remote = try runRecipes(["delete", "2"] + home)
+        let local = try runOnTerminal(["delete", "1"] + home)
+        #expect(local.status == 0, "\(local.screen)")
+        #expect(local.screen.contains("deleted 1 \"Local\" (`recipes undo 1` brings it back)"), "\(local.screen)")
+        let remote = try runRecipes(["delete", "2", "--verbose"] + home)
         #expect(remote.status == 0, "\(remote)")
-        #expect(remote.stdout == "deleted 2: Remote; the server's copy is deleted on the next sync (`recipes sync`)\n", "\(remote)")
+        #expect(remote.stdout == "deleted 2 \"Remote\", on the server at the next sync (`recipes undo 2` brings it back)\n", "\(remote)")
+        let piped = try runRecipes(["delete", "3"] + home)
+        #expect(piped.status == 0 && piped.stdout.isEmpty && piped.stderr.isEmpty, "silent on a pipe: \(piped)")
+        let repl = try runRecipes(["edit"] + home, input: "undo 3\ndelete 3 --verbose\n")
+        #expect(repl.stdout == "deleted 3 \"Piped\" (`undo 3` brings it back)\n", "the REPL's own words: \(repl)")
         let again = try runRecipes(["edit"] + home, input: "delete 2\n")
         #expect(again.status == 1 && again.stdout.isEmpty && again.stderr.contains("recipe 2 is deleted"), "\(again)")
     }

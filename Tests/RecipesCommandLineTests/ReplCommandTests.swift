@@ -214,3 +214,52 @@ struct ReplEditingCommandTests {
         #expect(ReplCompletion.commonPrefix([.init(insert: "12", display: ""), .init(insert: "1", display: "")]) == "1")
     }
 }
+
+@Suite("history and undo parse, and their bad input says what is wrong")
+struct HistoryCommandTests {
+    func parse(_ words: String...) throws -> ReplCommand { try ReplCommand.parse(words) }
+
+    @Test("history, undo and delete's --verbose parse to what they mean")
+    func historyCommands() throws {
+        #expect(try parse("history") == .history(id: nil, deleted: false, json: false))
+        #expect(try parse("history", "3", "--json") == .history(id: 3, deleted: false, json: true))
+        #expect(try parse("history", "--deleted") == .history(id: nil, deleted: true, json: false))
+        #expect(try parse("history", "lasagne") == .history(id: .title("lasagne"), deleted: false, json: false))
+        #expect(try parse("undo") == .undo(id: nil, revision: nil))
+        #expect(try parse("undo", "8", "--to", "5") == .undo(id: 8, revision: 5))
+        #expect(try parse("undo", "8", "--verbose") == .undo(id: 8, revision: nil, verbose: true))
+        #expect(try parse("delete", "8", "--verbose") == .delete(id: 8, verbose: true))
+    }
+
+    @Test("Tab completes the recipe of history and undo by id and by title, as for delete")
+    func completion() {
+        let recipes: () -> [(id: Int64, title: String)] = { [(1, "Soup"), (2, "Bread"), (8, "Lasagne al forno")] }
+        func inserts(_ before: [String], _ prefix: String) -> [String] {
+            if case .words(let candidates, _) = ReplCompletion.candidates(before: before, prefix: prefix, recipes: recipes) {
+                return candidates.map(\.insert)
+            }
+            return []
+        }
+        #expect(inserts([], "und") == ["undo"] && inserts([], "hist") == ["history"])
+        #expect(inserts(["undo"], "las") == ["\"Lasagne al forno\""])
+        #expect(inserts(["history"], "") == ["1", "2", "8"])
+        #expect(inserts(["undo", "8"], "").isEmpty)
+    }
+
+    @Test("bad words for history and undo are refused with the usage", arguments: [
+        (["history", "3", "--deleted"], "--deleted lists every deleted recipe"),
+        (["history", "3", "4"], "name one recipe"),
+        (["undo", "8", "--to"], "--to takes a revision number"),
+        (["undo", "8", "--to", "zero"], "--to takes a revision number"),
+        (["undo", "--to", "3"], "--to needs the recipe"),
+        (["delete"], "name the recipe to delete"),
+        (["undo", "8", "--json"], "\"--json\" is not an option (undo takes --to, --verbose)"),
+    ])
+    func refused(words: [String], message: String) {
+        #expect {
+            try ReplCommand.parse(words)
+        } throws: { error in
+            ((error as? CommandLineError)?.message ?? "").contains(message)
+        }
+    }
+}

@@ -29,3 +29,28 @@ extension ReplCommand {
         return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }
+
+extension ReplCommandSpec {
+    /// The field names among `words`, with `ingredient 3` and `step 2` typed as two words read as one name, and
+    /// `nutrition calories` or `property video` too (unless the next word names a field of its own).
+    static func fieldNames(_ words: [String]) -> [String] {
+        var names: [String] = []
+        var rest = words[...]
+        while let word = rest.popFirst() {
+            if word == "ingredient" || word == "step", let number = rest.first, !number.isEmpty,
+                number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber)
+            {
+                names.append(word + " " + number)
+                rest = rest.dropFirst()
+            } else if word == "nutrition" || word == "property", let key = rest.first, !key.isEmpty,
+                (try? ConflictSelector(name: key)) == nil
+            {
+                names.append(word + " " + key)
+                rest = rest.dropFirst()
+            } else {
+                names.append(word)
+            }
+        }
+        return names
+    }
+}

@@ -11,7 +11,12 @@ public enum ReplCommand: Equatable, Sendable {
     case edit(id: RecipeReference, RecipeChange)
     /// `image set`: the file is checked and copied when the command runs.
     case setImage(id: RecipeReference, path: String)
-    case delete(id: RecipeReference)
+    /// `delete <id> [--verbose]`: `verbose` says what it did also when standard output is no terminal.
+    case delete(id: RecipeReference, verbose: Bool = false)
+    /// `history [<id>] [--deleted] [--json]`: a recipe's revisions here, the newest changes of all, or the deleted ones.
+    case history(id: RecipeReference?, deleted: Bool, json: Bool)
+    /// `undo [<id>] [--to <revision>] [--verbose]`: an earlier revision's content as a new one (no id: the last change).
+    case undo(id: RecipeReference?, revision: Int64?, verbose: Bool = false)
     case status(ids: [RecipeReference])
     /// `sync [<id>...]`: as `recipes sync`, in the foreground.
     case sync(ids: [RecipeReference])
@@ -88,6 +93,9 @@ public struct ReplCommandSpec: Sendable {
         case "export": ["--out", "--format"]
         case "sync": ["--background"]
         case "cook": ["--servings", "--scale"]
+        case "delete": ["--verbose"]
+        case "history": ["--deleted", "--json"]
+        case "undo": ["--to", "--verbose"]
         default: []
         }
     }
@@ -131,7 +139,14 @@ public struct ReplCommandSpec: Sendable {
               oneShot: true),
         .init(name: "image", usage: "image set <id> <path> | image clear <id>",
               summary: "attach a copy of a JPEG, PNG, GIF or WebP file / detach it", oneShot: true),
-        .init(name: "delete", usage: "delete <id>", summary: "delete; the server's copy goes on the next sync", oneShot: true),
+        .init(name: "delete", usage: "delete <id> [--verbose]",
+              summary: "delete (`undo <id>` brings it back); the server's copy goes on the next sync", oneShot: true),
+        .init(name: "history", usage: "history [<id>] [--json] | history --deleted [--json]",
+              summary: "a recipe's revisions here, with what changed / the newest changes of all / the deleted recipes",
+              oneShot: true),
+        .init(name: "undo", usage: "undo [<id>] [--to <revision>] [--verbose]",
+              summary: "back one revision (again: one more), or to a revision history lists; no id: the last change here",
+              oneShot: true),
         .init(name: "search", usage: "search <words>",
               summary: "find recipes by words (title:, ingredients:, … limit a word to a field)"),
         .init(name: "cook", usage: "cook <id> [--servings N | --scale F]",
@@ -272,9 +287,8 @@ public struct ReplCommandSpec: Sendable {
             default:
                 throw usageError("unknown image action \"\(arguments[0])\"")
             }
-        case "delete":
-            guard arguments.count == 1 else { throw usageError() }
-            return .delete(id: try Self.recipeID(arguments[0]))
+        case "delete", "history", "undo":
+            return try parseHistory(arguments, optionsEnd: optionsEnd)
         case "status":
             var ids: [RecipeReference] = []
             for argument in arguments { ids.append(try Self.recipeID(argument)) }
@@ -353,29 +367,6 @@ public struct ReplCommandSpec: Sendable {
         default:
             throw usageError("unknown \(name) action \"\(arguments[0])\"")
         }
-    }
-
-    /// The field names among `words`, with `ingredient 3` and `step 2` typed as two words read as one name, and
-    /// `nutrition calories` or `property video` too (unless the next word names a field of its own).
-    static func fieldNames(_ words: [String]) -> [String] {
-        var names: [String] = []
-        var rest = words[...]
-        while let word = rest.popFirst() {
-            if word == "ingredient" || word == "step", let number = rest.first, !number.isEmpty,
-                number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber)
-            {
-                names.append(word + " " + number)
-                rest = rest.dropFirst()
-            } else if word == "nutrition" || word == "property", let key = rest.first, !key.isEmpty,
-                (try? ConflictSelector(name: key)) == nil
-            {
-                names.append(word + " " + key)
-                rest = rest.dropFirst()
-            } else {
-                names.append(word)
-            }
-        }
-        return names
     }
 
     /// Parses how a recipe is named: its id (a whole number from 1), its title or the start of it, or its uuid or the

@@ -51,7 +51,7 @@ enum ReplCompletion: Equatable {
                           "cuisine", "author", "url", "tools", "diets", "image", "ingredients", "steps", "ingredient", "step",
                           "nutrition", "properties", "property"], prefix)
         case "show", "cook", "title", "description", "yield", "keywords", "delete", "edit", "cancel", "preptime", "cooktime",
-             "totaltime", "category", "cuisine", "author", "url", "tools":
+             "totaltime", "category", "cuisine", "author", "url", "tools", "history", "undo":
             return position == 1 ? ids() : .nothing
         case "status", "sync":
             return ids()

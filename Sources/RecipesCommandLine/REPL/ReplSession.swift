@@ -30,8 +30,9 @@ public final class ReplSession {
     let environment: [String: String]
     /// Whether a person is at a terminal (the REPL's `sync` then shows progress bars).
     let interactive: Bool
-    /// Whether an edit that changed the recipe says so in one line (`added ingredient 3 to Lasagne`): at a terminal
-    /// and with `--verbose`, not in a script's output.
+    /// Whether a command that changed something says so in one line (`added ingredient 3 to Lasagne`, `deleted 8
+    /// "Lasagne" …`): in the REPL at a terminal, and from a shell on a terminal or with `--verbose`; not in a
+    /// script's output (`delete` and `undo` there say it when given `--verbose`).
     var receipts = false
     /// The background syncs of this session and where their lines go.
     let jobs: BackgroundJobs
@@ -119,10 +120,6 @@ public final class ReplSession {
             } else if receipts {
                 console.out(EditReceipt.imageAttached(to: try store.recipe(id: id)))
             }
-        case .delete(let reference):
-            let recipe = try store.recipe(id: store.recipeID(reference))
-            let removed = try writableStore().delete(recipe.id)
-            console.out(Self.deleted(recipe, removed: removed, dialect: dialect))
         case .status(let references):
             let notes = StatusCommand.folderNotes(store.home).map { "note: \($0)\n" }.joined()
             let ids = try store.recipeIDs(references)
@@ -155,6 +152,8 @@ public final class ReplSession {
             console.out(ConflictText.resolved(resolved, dialect: dialect) + "\n")
         case .backgroundSync, .cancelJob, .jobs, .wait:
             return try await executeJobCommand(command)
+        case .delete, .history, .undo:
+            return try executeHistoryCommand(command)
         case .editInEditor, .applyCard, .search, .importFiles, .export, .cook:
             return try await executeEditingCommand(command)
         case .help(let topic):
@@ -163,14 +162,6 @@ public final class ReplSession {
             return await mayLeave() ? .quit : .succeeded
         }
         return .succeeded
-    }
-
-    /// What `delete` says: the recipe it deleted, and whether that is all (the server never had it) or its deletion
-    /// is queued for the server.
-    static func deleted(_ recipe: Recipe, removed: Bool, dialect: CommandDialect) -> String {
-        let title = TerminalText.clean(recipe.title)
-        if removed { return "deleted \(recipe.id): \(title) (the server never had it)\n" }
-        return "deleted \(recipe.id): \(title); the server's copy is deleted on the next sync (\(dialect.syncAll))\n"
     }
 
     /// What an edit that changed nothing says: the recipe already was so, and no revision was spent on it.
