@@ -13,7 +13,9 @@ public struct RecipesCommand: AsyncParsableCommand {
             State lives in $RECIPES_HOME, else ${XDG_DATA_HOME:-~/.local/share}/recipes; --home DIR overrides both.
 
             Editing commands, the same as in `recipes edit` (each is one change, one revision): \
-            \(ReplCommandSpec.all.filter(\.oneShot).map(\.name).joined(separator: ", ")); `recipes <command> --help` \
+            \(ReplCommandSpec.all.filter { $0.oneShot && $0.changes }.map(\.name).joined(separator: ", ")); and \
+            \(ReplCommandSpec.all.filter { $0.oneShot && !$0.changes }.map(\.name).joined(separator: ", ")), which only \
+            reads; `recipes <command> --help` \
             shows one's usage, e.g. `recipes new Pizza`, `recipes ingredient add 3 500 g flour`. Wherever a recipe's id \
             goes, its title or the start of it names it too, in any case and accent (one argument: quote a title of \
             several words), and so does its uuid or the start of it (as `recipes status` shows it).

@@ -88,7 +88,8 @@ enum OneShotCommand {
     static func help(_ spec: ReplCommandSpec) -> String {
         let usages = spec.usage.components(separatedBy: " | ").map { "recipes " + $0 + " [--verbose] [--home DIR]" }
         return "usage: " + usages.joined(separator: "\n       ") + "\n  \(spec.summary)\n"
-            + "  The same command as in `recipes edit`: one change, one revision. Ids are those `recipes list` shows,\n"
+            + (spec.changes ? "  The same command as in `recipes edit`: one change, one revision." : "  The same command as in `recipes edit`; it only reads.")
+            + " Ids are those `recipes list` shows,\n"
             + "  or a recipe's uuid (or its first characters, as `recipes status` shows them). On a terminal it says\n"
             + "  in one line what it changed; --verbose (-v) says it on a pipe too.\n"
     }

@@ -170,6 +170,9 @@ public struct ReplCommandSpec: Sendable {
         .init(name: "exit", usage: "exit", summary: "leave (also `quit` or Ctrl-D)"),
     ]
 
+    /// Whether the command changes a recipe (one change, one revision); `history` only reads.
+    public var changes: Bool { name != "history" }
+
     /// The spec named `name`, if any.
     public static func named(_ name: String) -> ReplCommandSpec? { all.first { $0.name == name } }
 
