@@ -13,6 +13,8 @@
 --   fields:    the content as RecipeFields' stored JSON (the form of `recipes.base_fields`).
 --   restores:  for an undo, the seq of the revision whose content it brought back (a second undo goes before it).
 --   tombstone: for a deletion the server has, the version of its tombstone (an undo re-creates it as tombstone + 1).
+--   image_file, image_sha256: the revision's image (its media copy's name, its hash), read from `fields`: the files
+--              the garbage collection of media/ and images/ keeps while a revision that an undo may bring back names them.
 CREATE TABLE recipe_history (
     seq       INTEGER PRIMARY KEY AUTOINCREMENT,
     recipe_id INTEGER NOT NULL,
@@ -24,9 +26,13 @@ CREATE TABLE recipe_history (
     deleted   INTEGER NOT NULL DEFAULT 0 CHECK (deleted IN (0, 1)),
     fields    TEXT    NOT NULL,
     restores  INTEGER,
-    tombstone INTEGER
+    tombstone INTEGER,
+    image_file   TEXT GENERATED ALWAYS AS (json_extract(fields, '$.image.file')) VIRTUAL,
+    image_sha256 TEXT GENERATED ALWAYS AS (json_extract(fields, '$.image.sha256')) VIRTUAL
 );
 CREATE INDEX recipe_history_recipe ON recipe_history (recipe_id, seq);
+CREATE INDEX recipe_history_image_file ON recipe_history (image_file) WHERE image_file IS NOT NULL;
+CREATE INDEX recipe_history_image_sha256 ON recipe_history (image_sha256) WHERE image_sha256 IS NOT NULL;
 
 -- The recipes the current transaction made a new revision of (or removed), with where the change came from when the
 -- writer said so; the store turns each mark into a history row just before every commit (`RecipeStore.recordHistory`),

@@ -256,7 +256,8 @@ extension RecipeStore {
         let referenced = try Bool.fetchOne(
             db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recipes WHERE image_file = ?)"),
             arguments: [fileName]) ?? false
-        return referenced ? nil : fileName
+        if referenced { return nil }
+        return try historyNames(file: fileName, db) ? nil : fileName
     }
 
     /// The row ids of a recipe's ingredients or steps, in order, and the n-th of them (1-based) or a clear error.

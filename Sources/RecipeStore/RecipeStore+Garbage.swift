@@ -66,7 +66,8 @@ extension RecipeStore {
         }
     }
 
-    /// Deletes the images of `images/` no recipe shows, offers in a conflict or has as the base of one any more, and the temporary files of
+    /// Deletes the images of `images/` no recipe shows, offers in a conflict, has as the base of one or as a revision of
+    /// its history any more, and the temporary files of
     /// downloads whose writer is gone; returns their names. Under the media lock, which also orders the moves from
     /// `media/`; skipped (nothing deleted, the next run collects) while a pull has the folder in use.
     @discardableResult
@@ -75,6 +76,11 @@ extension RecipeStore {
             try images.unlessInUse { () throws(StoreError) in
                 let referenced = try read { db in
                     var shas = try String.fetchSet(db, sql: "SELECT image_sha256 FROM recipes WHERE image_sha256 IS NOT NULL")
+                    // A revision of a recipe's history may be brought back by an undo: its image stays.
+                    if try db.tableExists("recipe_history") {
+                        shas.formUnion(try String.fetchSet(
+                            db, sql: "SELECT image_sha256 FROM recipe_history WHERE image_sha256 IS NOT NULL"))
+                    }
                     // A recipe in conflict may be resolved to the server's side, or its base restored: both images stay.
                     let rows = try Row.fetchAll(
                         db, sql: "SELECT conflicts, base_fields FROM recipes WHERE conflicts IS NOT NULL")
@@ -93,10 +99,24 @@ extension RecipeStore {
         }
     }
 
-    /// The file names in `media/` that some recipe still refers to.
+    /// The file names in `media/` that some recipe still refers to, or a revision of its history (which an undo may
+    /// bring back) names.
     public func referencedMediaFiles() throws(StoreError) -> Set<String> {
         try read { db in
-            try String.fetchSet(db, sql: "SELECT image_file FROM recipes WHERE image_file IS NOT NULL")
+            var files = try String.fetchSet(db, sql: "SELECT image_file FROM recipes WHERE image_file IS NOT NULL")
+            if try db.tableExists("recipe_history") {
+                files.formUnion(try String.fetchSet(
+                    db, sql: "SELECT image_file FROM recipe_history WHERE image_file IS NOT NULL"))
+            }
+            return files
         }
+    }
+
+    /// Whether a revision of some recipe's history names the media copy `file` (false in a schema without history).
+    static func historyNames(file: String, _ db: Database) throws -> Bool {
+        guard try db.tableExists("recipe_history") else { return false }
+        return try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recipe_history WHERE image_file = ?)"),
+            arguments: [file]) ?? false
     }
 }

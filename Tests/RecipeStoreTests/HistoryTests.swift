@@ -116,6 +116,26 @@ struct HistoryTests {
         #expect(try store.deletedRecipes().isEmpty)
     }
 
+    @Test("a deleted recipe's image, and one an edit replaced, stay in media/ while a revision names them: undo brings them back")
+    func undoKeepsImages() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let recipe = try store.create(title: "Cake")
+        let first = dir.file("a.png", pngBytes(size: 256)), second = dir.file("b.png", pngBytes(size: 300))
+        try store.apply(.setImage(try store.media.stage(from: first)), to: recipe.id)
+        let firstImage = try #require(try store.recipe(id: recipe.id).image)
+        try store.apply(.setImage(try store.media.stage(from: second)), to: recipe.id)
+        #expect(try store.delete(recipe.id), "removed at once")
+        try store.collectGarbage()
+        try store.collectImageGarbage()
+        let files = try FileManager.default.contentsOfDirectory(atPath: store.media.directory.path).filter { !$0.hasPrefix(".") }
+        #expect(files.count == 2, "both copies kept while the history names them: \(files)")
+        let back = try store.undo(recipe.id)
+        #expect(!back.imageKept && back.recipe.image?.sha256 != firstImage.sha256 && back.recipe.image != nil)
+        let earlier = try store.undo(recipe.id)
+        #expect(!earlier.imageKept && earlier.recipe.image?.sha256 == firstImage.sha256, "the image before the last edit")
+    }
+
     @Test("a deletion the server confirmed: undo bases the recipe on the tombstone, one version above the one deleted")
     func undoAfterConfirmedDeletion() throws {
         let dir = TemporaryDirectory()

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GRDB
 import RecipesTestSupport
 import Testing
 @testable import RecipeModels
@@ -54,7 +55,7 @@ struct MediaTests {
         #expect(fileBytes(text) == Data("just text".utf8))
     }
 
-    @Test("replacing or clearing an image removes the old copy unless another recipe still uses it")
+    @Test("an old copy stays while a recipe or a revision an undo can bring back names it, and goes once none does")
     func oldCopiesGo() throws {
         let dir = TemporaryDirectory()
         let store = try RecipeStore(home: dir.home)
@@ -68,9 +69,15 @@ struct MediaTests {
         try store.apply(.setImage(try store.media.stage(from: second)), to: a)
         #expect(FileManager.default.fileExists(atPath: sharedPath), "B still uses the first image")
         try store.apply(.clearImage, to: b)
-        #expect(!FileManager.default.fileExists(atPath: sharedPath), "nobody uses the first image any more")
+        #expect(FileManager.default.fileExists(atPath: sharedPath), "B's earlier revisions name it: `undo` brings it back")
         let aImage = try #require(try store.recipe(id: a).image?.localFileName)
         try store.delete(a)
+        try store.collectGarbage()
+        #expect(FileManager.default.fileExists(atPath: store.media.path(of: aImage)), "the deleted A's revisions name it")
+        // The history forgets them (as its bounds do, 50 revisions a recipe, 200 deleted recipes): the copies go.
+        try DatabaseQueue(path: dir.home.databaseURL.path).write { try $0.execute(sql: "DELETE FROM recipe_history") }
+        try store.collectGarbage()
+        #expect(!FileManager.default.fileExists(atPath: sharedPath), "nobody uses the first image any more")
         #expect(!FileManager.default.fileExists(atPath: store.media.path(of: aImage)))
     }
 

@@ -118,7 +118,7 @@ struct ResolveTests {
         #expect(try home.isDue())
     }
 
-    @Test("deleted on the server, --theirs: the recipe goes here, its media copy too")
+    @Test("deleted on the server, --theirs: the recipe goes here; its media copy stays while its history names it (undo)")
     func removeHere() throws {
         let home = try ConflictFixture(withImage: true)
         #expect(home.mediaFiles().count == 1)
@@ -126,7 +126,8 @@ struct ResolveTests {
         let resolved = try home.store.resolve(id: home.id, side: .theirs)
         #expect(resolved.resolution == .removeHere && resolved.state == nil && resolved.title == "Soup")
         #expect(throws: StoreError(.unknownRecipe(id: home.id))) { try home.store.recipe(id: home.id) }
-        #expect(home.mediaFiles().isEmpty)
+        #expect(home.mediaFiles().count == 1, "`recipes undo` may bring the recipe back, image and all")
+        #expect(try home.store.undo(home.id).recipe.image?.localFileName == home.mediaFiles().first)
     }
 
     @Test("deleted here, --mine: still deleting, due again (a DELETE of the server's version 2)")
