@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `make demo`: recipes end to end on its own, as a cook meets it — a recipe imported from a web page (served on
-# loopback), three typed in, a search, the recipe scaled for a smaller table and as Markdown, then the sync to a local
-# reference server (images first, then each recipe's JSON, a refused upload retried), a second device that restores
-# everything with one sync, an edit on each device that merges, and one that conflicts, resolved. The plumbing is shown
-# only where it explains something. Everything is removed afterwards and the servers are stopped, whatever happens.
+# loopback), three typed in, a search, the recipe scaled for a smaller table, at the stove and as Markdown, then the
+# sync to a local reference server (images first, then each recipe's JSON, a refused batch retried), a second device
+# that restores everything with one sync, an edit on each device that merges, one that conflicts, resolved, and a
+# delete undone on both. The plumbing is shown only where it explains something. Everything is removed afterwards and the servers are stopped, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-.build}
@@ -69,6 +69,9 @@ run search title:bread
 step "The lasagne for two: quantities scaled and written as a cook writes them"
 run show lasagne --servings 2
 
+step "At the stove: \`recipes cook\` shows one step at a time on a terminal, with what it uses and a timer for the time it names (keys: n, p, t, q); on a pipe it prints them all"
+run cook lasagne --servings 2 | cat
+
 step "The same, for a US kitchen and as a Markdown page"
 run export lasagne --format markdown --servings 2 --units us
 
@@ -131,3 +134,17 @@ for device in home laptop; do
     dir=$home; [ "$device" = laptop ] && dir=$laptop
     printf '%-7s %s\n' "$device:" "$("$recipes" show country --home "$dir" | grep '^cook time')"
 done
+
+step "A slip, undone: the laptop deletes the salad and syncs; \`recipes undo\` brings it back, on both devices"
+at="$laptop"
+run delete green
+run sync || true
+at="$home"
+run sync || true
+at="$laptop"
+run undo green
+run history green
+run sync || true
+at="$home"
+run sync || true
+run list
