@@ -52,7 +52,8 @@ extension RecipeStore {
     }
 
     /// Removes local files that no recipe refers to any more, and temporary copies of writers `isOwnerAlive` says
-    /// are gone (see `MediaLibrary.collectGarbage`); a media copy of an image a recipe still shows moves to `images/`.
+    /// are gone (see `MediaLibrary.collectGarbage`); a media copy of an image a recipe still shows moves to `images/`,
+    /// and one a revision of a recipe's history names stays (an undo may bring it back).
     @discardableResult
     public func collectGarbage(isOwnerAlive: (String) -> Bool = LeaseOwner.isAlive) throws(StoreError) -> [String] {
         try media.withExclusiveAccess { () throws(StoreError) in
@@ -60,8 +61,10 @@ extension RecipeStore {
                 referenced: { () throws(StoreError) in try referencedMediaFiles() }, now: now(),
                 isWriterAlive: isOwnerAlive,
                 adopt: { name throws(StoreError) in
-                    let shown = try read { db in try Self.shownImages([name], db) }
-                    return !images.adopt(Array(shown), from: media).isEmpty
+                    let (shown, named) = try read { db in (try Self.shownImages([name], db), try Self.historyNames(file: name, db)) }
+                    // A copy no recipe refers to moves to `images/` when a recipe shows it; else it stays while a
+                    // revision an undo may bring back names it.
+                    return !images.adopt(Array(shown), from: media).isEmpty || named
                 })
         }
     }
@@ -99,16 +102,10 @@ extension RecipeStore {
         }
     }
 
-    /// The file names in `media/` that some recipe still refers to, or a revision of its history (which an undo may
-    /// bring back) names.
+    /// The file names in `media/` that some recipe still refers to.
     public func referencedMediaFiles() throws(StoreError) -> Set<String> {
         try read { db in
-            var files = try String.fetchSet(db, sql: "SELECT image_file FROM recipes WHERE image_file IS NOT NULL")
-            if try db.tableExists("recipe_history") {
-                files.formUnion(try String.fetchSet(
-                    db, sql: "SELECT image_file FROM recipe_history WHERE image_file IS NOT NULL"))
-            }
-            return files
+            try String.fetchSet(db, sql: "SELECT image_file FROM recipes WHERE image_file IS NOT NULL")
         }
     }
 

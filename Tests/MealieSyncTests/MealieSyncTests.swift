@@ -105,6 +105,25 @@ struct MealieSyncTests {
         #expect(laptop.leftovers().isEmpty && tablet.leftovers().isEmpty)
     }
 
+    @Test("A delete synced to Mealie, undone here: the next sync makes the recipe again in Mealie, once, and it is synced")
+    func undoDeleteInMealie() async throws {
+        let session = try await MealieSession.shared()
+        let home = try MealieHome(url: session.instance.url, token: session.instance.token)
+        let title = Self.title("Shakshuka")
+        _ = try Self.newRecipe(title, in: home, image: false)
+        #expect(try home.run(["sync"]).status == 0)
+        #expect(try home.run(["delete", "1"]).status == 0)
+        let deleted = try home.run(["sync"])
+        #expect(deleted.status == 0, "\(deleted)")
+        #expect(try await session.count(title) == 0)
+        let undo = try home.run(["undo", "1"])
+        #expect(undo.status == 0, "\(undo)")
+        let back = try home.run(["sync"])
+        #expect(back.status == 0, "\(back)")
+        #expect(try await session.count(title) == 1)
+        #expect((try home.show("1")["sync"] as? [String: Any])?["state"] as? String == "synced")
+    }
+
     @Test("Two fields edited on both sides merge; the same field is a conflict a person resolves")
     func mergeAndConflict() async throws {
         let session = try await MealieSession.shared()

@@ -816,14 +816,14 @@ struct SyncRunTests {
         }
     }
 
-    @Test("a never-synced recipe deleted locally is gone at once and nothing is sent")
+    @Test("a never-synced recipe deleted locally is gone at once and nothing is sent; its image stays for an undo")
     func deleteNeverSynced() async throws {
         try await withSyncServer { server in
             let home = try ClientHome()
             let recipe = try home.makeRecipe("never sent", image: pngBytes(size: 2048, seed: 11))
             try home.store.delete(recipe.id)
             #expect(try home.store.count() == 0)
-            #expect(home.mediaFiles.isEmpty)
+            #expect(home.mediaFiles == [try #require(recipe.image?.localFileName)], "its history names it: undo brings it back")
             let recorder = EventRecorder()
             #expect(try await home.sync(server, recorder: recorder).verdict == .complete)
             #expect(recorder.events.isEmpty)

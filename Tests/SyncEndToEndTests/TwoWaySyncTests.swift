@@ -148,7 +148,7 @@ struct TwoWaySyncTests {
         #expect(try server.storedRecipes().first?.version == 2)
     }
 
-    @Test("a deletion on one home removes the recipe on the other, its image too; deleted on the server while edited here is a conflict")
+    @Test("a deletion on one home removes the recipe on the other (its image kept for undo); deleted on the server while edited here is a conflict")
     func deletionsBothWays() throws {
         let first = Client()
         let server = try first.startServer()
@@ -175,8 +175,10 @@ struct TwoWaySyncTests {
         #expect((conflict?["error"] as? String)?.hasPrefix("deleted on the server, changed here") == true, "\(sync.stdout)")
         let left = try second.rows()
         #expect(left.map(\.uuid) == [edited.uuid], "the unedited recipe stays only if edited: \(left)")
-        // The removed recipe's image went with it; the one in conflict keeps its image.
-        #expect(second.leftoverFiles(in: "images") == [try #require(edited.imageSHA256) + ".png"])
+        // The removed recipe's image stays while its history names it (`recipes undo` brings the recipe back, image
+        // and all); the one in conflict keeps its image.
+        #expect(Set(second.leftoverFiles(in: "images"))
+            == [try #require(gone.imageSHA256) + ".png", try #require(edited.imageSHA256) + ".png"])
     }
 
     @Test("a deletion here of a recipe changed on the server is a conflict, not a lost edit")
