@@ -91,11 +91,13 @@ extension RecipeStore {
     /// server is simply no longer deleted (nothing is deleted there); one whose deletion the server has (or that was
     /// deleted on the server) is made again under its old id and uuid, and the next sync re-creates it on the server
     /// above the tombstone. The restored revision's image comes back when its bytes are still on this device (a media
-    /// copy or `images/`), else the recipe keeps its image (`imageKept`).
+    /// copy or `images/`), else the recipe keeps its image (`imageKept`). `tombstones: false` (a destination that
+    /// keeps none, a Mealie) makes a recipe gone from the server new to it instead: there is no tombstone to write above,
+    /// and a write based on the deleted version would find the recipe gone and be a conflict.
     ///
     /// Refused, changing nothing: no earlier revision to go back to, a revision not kept, a recipe deleted here while
     /// in conflict with the server's changes (`resolve --theirs` keeps the server's copy), a uuid in use again.
-    public func undo(_ id: Int64, toRevision revision: Int64? = nil) throws(StoreError) -> UndoOutcome {
+    public func undo(_ id: Int64, toRevision revision: Int64? = nil, tombstones: Bool = true) throws(StoreError) -> UndoOutcome {
         try media.withExclusiveAccess { () throws(StoreError) -> UndoOutcome in
             var restored: Int64 = 0
             var recreated = false
@@ -113,7 +115,7 @@ extension RecipeStore {
                     recreated = (row["deleted"] as Int64) != 0
                     imageKept = try restore(target, over: row, db)
                 } else {
-                    try recreate(target, newest: newest, db)
+                    try recreate(target, newest: newest, tombstones: tombstones, db)
                     imageKept = try Self.restoreImage(target.fields.image, of: id, images: images, media: media, db)
                     recreated = true
                 }
@@ -158,7 +160,7 @@ extension RecipeStore {
 
     /// Makes deleted recipe `target.recipeID` again under its id and uuid, at the revision after `newest`: new to the
     /// server when it never had it, else based on the tombstone's version (a push re-creates it as tombstone + 1).
-    private func recreate(_ target: RevisionEntry, newest: RevisionEntry, _ db: Database) throws {
+    private func recreate(_ target: RevisionEntry, newest: RevisionEntry, tombstones: Bool, _ db: Database) throws {
         let id = target.recipeID
         if let other = try Int64.fetchOne(db, sql: "SELECT id FROM recipes WHERE uuid = ?", arguments: [target.uuid]) {
             throw StoreError(.undo(detail: "recipe \(id) is here again already, as recipe \(other); undo that one"))
@@ -169,7 +171,7 @@ extension RecipeStore {
                 INSERT INTO recipes (id, uuid, title, revision, state, server_version, created_at, updated_at)
                 VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)
                 """,
-            arguments: [id, target.uuid, target.fields.title, newest.revision + 1, newest.tombstone, stamp, stamp])
+            arguments: [id, target.uuid, target.fields.title, newest.revision + 1, tombstones ? newest.tombstone : nil, stamp, stamp])
         var fields = target.fields
         fields.image = nil
         _ = try Self.write(fields, to: id, images: images, db)

@@ -38,7 +38,9 @@ extension ReplSession {
                 }
                 id = last
             }
-            let outcome = try writableStore().undo(id, toRevision: revision)
+            // A Mealie keeps no tombstones: a recipe gone from it is made there anew.
+            let tombstones = (try? configuration.serverKind()) != .mealie
+            let outcome = try writableStore().undo(id, toRevision: revision, tombstones: tombstones)
             if verbose || receipts { console.out(Self.undone(outcome, dialect: dialect)) }
         default:
             break
