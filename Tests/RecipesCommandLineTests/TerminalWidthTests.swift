@@ -36,7 +36,7 @@ struct TerminalWidthTests {
             let lines = text.split(separator: "\n").map(String.init)
             #expect(lines.allSatisfy { TerminalText.width($0) < columns }, "\(columns): \(lines.filter { $0.count >= columns })")
             for spec in ReplCommandSpec.all where spec.name != "exit" {
-                #expect(text.contains("\n  \(spec.usage.components(separatedBy: " | ")[0])"), "\(columns): \(spec.name)")
+                #expect(text.contains("\n  \(spec.usages[0])"), "\(columns): \(spec.name)")
             }
         }
         let wide = ReplSession.help(topic: nil, columns: 160)
@@ -44,6 +44,9 @@ struct TerminalWidthTests {
         let narrow = ReplSession.help(topic: nil, columns: 80)
         #expect(narrow.contains("\n  quit\n      leave"), "\(narrow)")
         #expect(ReplSession.help(topic: nil) == ReplSession.help(topic: nil, columns: nil), "a pipe: lines as long as they are")
+        #expect(ReplCommandSpec.named("show")?.usages == ["show <id> [--servings N | --scale F] [--details]"], "a | in brackets is no alternative")
+        #expect(ReplCommandSpec.named("sync")?.usages.count == 3)
+        #expect(ReplSession.help(topic: nil).contains("\n  show <id> [--servings N | --scale F] [--details]  "))
     }
 
     @Test("search on a terminal 80 columns wide: no row wider than 79 columns, the context ending in …; on a pipe, whole")

@@ -86,7 +86,7 @@ enum OneShotCommand {
 
     /// `recipes <name> --help`: the usage from the REPL's table.
     static func help(_ spec: ReplCommandSpec) -> String {
-        let usages = spec.usage.components(separatedBy: " | ").map { "recipes " + $0 + " [--verbose] [--home DIR]" }
+        let usages = spec.usages.map { "recipes " + $0 + " [--verbose] [--home DIR]" }
         return "usage: " + usages.joined(separator: "\n       ") + "\n  \(spec.summary)\n"
             + (spec.changes ? "  The same command as in `recipes edit`: one change, one revision." : "  The same command as in `recipes edit`; it only reads.")
             + " Ids are those `recipes list` shows,\n"

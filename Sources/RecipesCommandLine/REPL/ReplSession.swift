@@ -195,13 +195,12 @@ public final class ReplSession {
             let summary = fit.map { TextWrap.lines(spec.summary, width: $0 - 2) } ?? [spec.summary]
             return "usage: \(spec.usage)\n" + summary.map { "  " + $0 + "\n" }.joined()
         }
-        let width = ReplCommandSpec.all.flatMap { $0.usage.components(separatedBy: " | ") }.map(\.count).max() ?? 0
+        let width = ReplCommandSpec.all.flatMap(\.usages).map(\.count).max() ?? 0
         let beside = fit.map { $0 - width - 4 >= 30 } ?? true
         var text = "Commands (ids are the numbers `list` shows; quote text with spaces or use it as the last words):\n"
         if let fit { text = TextWrap.lines(String(text.dropLast()), width: fit).map { $0 + "\n" }.joined() }
         for spec in ReplCommandSpec.all where spec.name != "exit" {
-            let usage = spec.usage.contains("|") ? spec.usage.replacingOccurrences(of: " | ", with: "\n  ") : spec.usage
-            let lines = usage.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let lines = spec.usages.map { $0.trimmingCharacters(in: .whitespaces) }
             guard let fit else {
                 for (index, line) in lines.enumerated() {
                     text += "  " + line.padding(toLength: width, withPad: " ", startingAt: 0)
