@@ -54,3 +54,24 @@ extension ReplCommandSpec {
         return names
     }
 }
+
+extension ReplCommandSpec {
+    /// The usage's alternatives (`ingredient add <id> <text>`, `ingredient rm <id> <n>`, …): split at each ` | ` that
+    /// is not inside brackets, so `show <id> [--servings N | --scale F]` stays one.
+    public var usages: [String] {
+        var parts: [String] = [], current = "", depth = 0
+        var rest = Substring(usage)
+        while let character = rest.first {
+            if depth == 0, rest.hasPrefix(" | ") {
+                parts.append(current)
+                current = ""
+                rest = rest.dropFirst(3)
+                continue
+            }
+            if character == "[" { depth += 1 } else if character == "]" { depth = max(0, depth - 1) }
+            current.append(character)
+            rest = rest.dropFirst()
+        }
+        return parts + [current]
+    }
+}
