@@ -8,13 +8,8 @@ import Testing
 struct UndoEndToEndTests {
     @Test("an edit undone here is a new revision that syncs: the second home pulls the content from before the edit")
     func undoneEditReachesTheSecondHome() throws {
-        let a = Client()
-        let server = try a.startServer()
+        let (a, server, b) = try TwoWaySyncTests.twoHomes(["new Soup", "yield 1 \"2 bowls\""])
         defer { server.stop() }
-        let b = Client(serverURL: server.url)
-        try a.edit(["new Soup", "yield 1 \"2 bowls\""])
-        #expect(try a.run(["sync"]).status == 0)
-        #expect(try b.run(["sync"]).status == 0)
         try a.edit(["title 1 \"Tomato soup\""])
         #expect(try a.run(["sync"]).status == 0)
         #expect(try b.run(["sync"]).status == 0)
@@ -38,13 +33,8 @@ struct UndoEndToEndTests {
 
     @Test("deleted, synced, undone by its old title, synced: the server re-creates it above the tombstone and the second home has it back")
     func deletionUndoneAfterItsSync() throws {
-        let a = Client()
-        let server = try a.startServer()
+        let (a, server, b) = try TwoWaySyncTests.twoHomes(["new Bread", "ingredient add 1 500 g flour"])
         defer { server.stop() }
-        let b = Client(serverURL: server.url)
-        try a.edit(["new Bread", "ingredient add 1 500 g flour"])
-        #expect(try a.run(["sync"]).status == 0)
-        #expect(try b.run(["sync"]).status == 0)
         try a.edit(["delete 1"])
         #expect(try a.run(["sync"]).status == 0)  // the tombstone is version 2
         #expect(try b.run(["sync"]).status == 0)
@@ -70,13 +60,8 @@ struct UndoEndToEndTests {
 
     @Test("deleted and undone before any sync: no DELETE ever reaches the server, and the second home keeps the recipe")
     func deletionUndoneBeforeItsSync() throws {
-        let a = Client()
-        let server = try a.startServer()
+        let (a, server, b) = try TwoWaySyncTests.twoHomes(["new Pie"])
         defer { server.stop() }
-        let b = Client(serverURL: server.url)
-        try a.edit(["new Pie"])
-        #expect(try a.run(["sync"]).status == 0)
-        #expect(try b.run(["sync"]).status == 0)
         try a.edit(["delete 1", "undo 1"])
         #expect(try a.rows().first?.state == "pending", "an undo is an edit")
         #expect(try a.run(["sync"]).status == 0)
@@ -88,13 +73,8 @@ struct UndoEndToEndTests {
 
     @Test("deleted on the other device: this home's history says so, and undo here brings it back to both")
     func deletionElsewhereUndoneHere() throws {
-        let a = Client()
-        let server = try a.startServer()
+        let (a, server, b) = try TwoWaySyncTests.twoHomes(["new Stew"])
         defer { server.stop() }
-        let b = Client(serverURL: server.url)
-        try a.edit(["new Stew"])
-        #expect(try a.run(["sync"]).status == 0)
-        #expect(try b.run(["sync"]).status == 0)
         try b.edit(["delete 1"])
         #expect(try b.run(["sync"]).status == 0)  // the tombstone is version 2
         #expect(try a.run(["sync"]).status == 0)
