@@ -56,7 +56,7 @@ client: deps migrations
 ## quiet-build: the two release binaries the demo runs (`make release`), with the build's output in $(BUILD_LOG) and one
 ## line of progress on the terminal (`make install` afterwards strips copies of them and builds nothing again)
 quiet-build: deps migrations
-	@./scripts/quiet-build.sh $(BUILD_LOG) "building recipes and recipes-server (release; a first build takes 25-35 minutes on 2 cores)" \
+	@./scripts/quiet-build.sh $(BUILD_LOG) "building recipes and recipes-server (release; a first build takes 10-35 minutes on 2 cores)" \
 	    $(MAKE) --no-print-directory release
 
 debug: deps migrations
