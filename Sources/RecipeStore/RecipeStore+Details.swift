@@ -142,18 +142,21 @@ extension RecipeStore {
         ).map { Step(text: $0[0], section: $0[1]) }
     }
 
-    /// The ids of the recipes (not deleted) that came from Paprika with the `uid` `uid` (kept in their `paprika`
-    /// property), in id order: the recipes a Paprika export imported again updates.
-    public func recipeIDs(withPaprikaUID uid: String) throws(StoreError) -> [Int64] {
-        guard !uid.isEmpty else { return [] }
-        return try read { db in
-            try Int64.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT id FROM recipes WHERE deleted = 0
-                    AND CASE WHEN json_valid(other_properties) THEN json_extract(other_properties, '$.paprika.uid') END = ?
-                    ORDER BY id
-                    """),
-                arguments: [uid])
+    /// The recipes (not deleted) that came from Paprika, by the `uid` kept in their `paprika` property, each uid's ids
+    /// in id order: the recipes a Paprika export imported again updates. One reading of the recipes for a whole
+    /// export (the uid is inside a JSON text no index reaches).
+    public func recipeIDsByPaprikaUID() throws(StoreError) -> [String: [Int64]] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, uid FROM (
+                    SELECT id, CASE WHEN json_valid(other_properties)
+                        THEN json_extract(other_properties, '$.paprika.uid') END AS uid
+                    FROM recipes WHERE deleted = 0 AND other_properties LIKE '%"paprika"%')
+                WHERE uid IS NOT NULL AND uid != '' ORDER BY id
+                """)
+            var ids: [String: [Int64]] = [:]
+            for row in rows { ids[row["uid"] as String, default: []].append(row["id"]) }
+            return ids
         }
     }
 

@@ -80,6 +80,14 @@ struct RecipeImport {
         var notes: [String] = []
         var writes: [ImportWrite] = []
         var staged: [StagedImage] = []
+        // The recipes here each imported one is the same as, read before any is written: those of its Paprika uid
+        // (one reading of the store for the whole export), else those of its address.
+        let paprikaIDs = paprika ? try store.recipeIDsByPaprikaUID() : [:]
+        func sameRecipes(_ recipe: ImportedRecipe, url: String) throws(StoreError) -> [Int64] {
+            if let uid = recipe.paprikaUID { return paprikaIDs[uid] ?? [] }
+            return try store.recipeIDs(withURL: url)
+        }
+        var same: [[Int64]] = []
         do {
             for (index, recipe) in recipes.enumerated() {
                 var content = recipe.content
@@ -97,8 +105,8 @@ struct RecipeImport {
                 } else if case .local(let path) = recipe.image, source.address == nil {
                     try Self.checkReadable(Self.path(path, in: source.folder))
                 }
-                let existing = try sameRecipes(recipe, url: content.details.url).first
-                writes.append(ImportWrite(recipe: new, replacing: asNew ? nil : existing))
+                same.append(try sameRecipes(recipe, url: content.details.url))
+                writes.append(ImportWrite(recipe: new, replacing: asNew ? nil : same[index].first))
             }
         } catch {
             staged.forEach(store.media.discard)
@@ -111,21 +119,14 @@ struct RecipeImport {
             }, notes: [])
         }
         let written = try store.importRecipes(writes)
-        let lines = zip(recipes, zip(writes, written)).map { recipe, pair in
+        let lines = zip(same, zip(writes, written)).map { same, pair in
             let (write, result) = pair
             let url = write.recipe.content.details.url
             return Self.line(result.recipe, result.outcome, address: paprika ? input : url, asNewOf: asNew
-                ? (try? sameRecipes(recipe, url: url).filter { $0 != result.recipe.id }) ?? []
+                ? same.filter { $0 != result.recipe.id }
                 : [])
         }
         return .imported(lines, notes: notes)
-    }
-
-    /// The recipes here (not deleted) an imported recipe is the same as: those with its Paprika `uid`, for one from
-    /// Paprika that has one; else those with its address.
-    private func sameRecipes(_ recipe: ImportedRecipe, url: String) throws(StoreError) -> [Int64] {
-        if let uid = recipe.paprikaUID { return try store.recipeIDs(withPaprikaUID: uid) }
-        return try store.recipeIDs(withURL: url)
     }
 
     /// The line saying what became of one recipe.
