@@ -36,22 +36,26 @@ extension RecipeImport {
             do {
                 return AttachedImage(staged: try stage(bytes))
             } catch {
-                var reason = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
-                if let storeError = error as? StoreError {
-                    switch storeError.kind {
-                    case .imageNotRecognised: reason = "it is not a JPEG, PNG, GIF or WebP image"
-                    case .imageTooLarge(_, let size, let limit):
-                        reason = "it is \(size) bytes, over the \(limit)-byte limit; raise image.max_bytes with `recipes config set`"
-                    default: break
-                    }
-                }
-                throw CommandLineError("the photo of \"\(TerminalText.clean(title))\": \(reason)")
+                throw CommandLineError("the photo of \"\(TerminalText.clean(title))\": \(Self.reason(error))")
             }
         }
     }
 
-    /// A copy of image bytes the input carries (a Paprika photo) staged as `image set` stages a file: written to a
-    /// private temporary file first, its bytes checked.
+    /// Why image bytes were not taken, in words: what they are not, or that they are too large.
+    static func reason(_ error: any Error) -> String {
+        if let storeError = error as? StoreError {
+            switch storeError.kind {
+            case .imageNotRecognised: return "it is not a JPEG, PNG, GIF or WebP image"
+            case .imageTooLarge(_, let size, let limit):
+                return "it is \(size) bytes, over the \(limit)-byte limit; raise image.max_bytes with `recipes config set`"
+            default: break
+            }
+        }
+        return (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+    }
+
+    /// Image bytes (a Paprika photo, a downloaded image) staged as `image set` stages a file: written to a private
+    /// temporary file first, its bytes checked.
     private func stage(_ bytes: Data) throws -> StagedImage {
         let temporary = FileManager.default.temporaryDirectory
             .appendingPathComponent("recipes-image-\(getpid())-\(UUID().lowercasedString)").path
@@ -65,21 +69,11 @@ extension RecipeImport {
     /// Fetches the image at `url` and stages a copy (its bytes checked as `image set` checks them); on failure the
     /// recipe keeps the address and `notes` says why.
     private func download(_ url: String, of title: String, fetch: PageFetch, notes: inout [String]) async -> AttachedImage {
-        let temporary = FileManager.default.temporaryDirectory
-            .appendingPathComponent("recipes-image-\(getpid())-\(UUID().lowercasedString)").path
-        defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
             let image = try await fetch.fetch(url, maxBytes: Int(clamping: maxImageBytes), accept: "image/*")
-            guard FileManager.default.createFile(atPath: temporary, contents: image.data, attributes: [.posixPermissions: 0o600]) else {
-                throw CommandLineError("it could not be written to \(temporary)")
-            }
-            return AttachedImage(staged: try store.media.stage(from: temporary, maxBytes: maxImageBytes))
+            return AttachedImage(staged: try stage(image.data))
         } catch {
-            var reason = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
-            if let storeError = error as? StoreError, case .imageNotRecognised = storeError.kind {
-                reason = "it is not a JPEG, PNG, GIF or WebP image"
-            }
-            notes.append("the image of \"\(TerminalText.clean(title))\" (\(url)) was not fetched: \(reason); the recipe keeps its address")
+            notes.append("the image of \"\(TerminalText.clean(title))\" (\(url)) was not fetched: \(Self.reason(error)); the recipe keeps its address")
             return AttachedImage(remote: url)
         }
     }
