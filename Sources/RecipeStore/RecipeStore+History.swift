@@ -62,18 +62,24 @@ extension RecipeStore {
                     origin: origin ?? RevisionOrigin.delete.rawValue, command: nil, deleted: true,
                     fields: newest["fields"], restores: nil, tombstone: mark["tombstone"], db)
             } else {
-                guard let recipe = try? fetchRecipe(db, id: id) else { continue }
-                if let newest, (newest["revision"] as Int64) == recipe.sync.revision,
-                   ((newest["deleted"] as Int64) != 0) == recipe.sync.deleted
+                // A mark that writes no row (a pull's conflict, a merge that changed nothing) is told from the row's
+                // revision alone, before the recipe is read whole.
+                guard let current = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT revision, deleted FROM recipes WHERE id = ?"), arguments: [id])
+                else { continue }
+                if let newest, (newest["revision"] as Int64) == (current["revision"] as Int64),
+                   (newest["deleted"] as Int64) == (current["deleted"] as Int64)
                 {
                     continue
                 }
+                guard let recipe = try? fetchRecipe(db, id: id) else { continue }
                 try insertEntry(
                     id: id, uuid: recipe.uuid.lowercasedString, revision: recipe.sync.revision, at: now,
                     origin: origin ?? (recipe.sync.deleted ? RevisionOrigin.delete : .edit).rawValue,
                     command: mark["command"], deleted: recipe.sync.deleted, fields: RecipeFields(recipe).storedJSON,
                     restores: mark["restores"], tombstone: nil, db)
             }
+            guard newest != nil else { continue }  // a first row: nothing to keep within the limit
             try db.cachedStatement(sql: """
                 DELETE FROM recipe_history WHERE recipe_id = ? AND seq <= (
                     SELECT seq FROM recipe_history WHERE recipe_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)

@@ -147,6 +147,22 @@ struct HistoryTests {
         #expect(try store.deletedRecipes().first?.tombstone == 4)
         let back = try store.undo(id)
         #expect(back.recipe.sync.serverVersion == 4 && back.recipe.sync.state == .pending && !back.recipe.sync.deleted)
+        #expect(back.recipe.sync.revision == 3, "one revision above the deletion's (2), marked for upload with it")
+    }
+
+    @Test("undo of a deletion the server has not confirmed: one revision more, pending, no longer deleted, in one change")
+    func undoBeforeTheDeletionSynced() throws {
+        let dir = TemporaryDirectory()
+        let store = try RecipeStore(home: dir.home)
+        let id = try store.create(title: "Bread").id
+        try simulateSync("state = 'synced', synced_revision = 1, sent_revision = 1, server_version = 3", of: id, in: store)
+        #expect(try !store.delete(id), "kept as deleting until the server confirms")
+        let deleting = try store.recipe(id: id)
+        #expect(deleting.sync.deleted && deleting.sync.revision == 2)
+        let back = try store.undo(id)
+        #expect(back.recipe.sync.revision == 3 && back.recipe.sync.state == .pending && !back.recipe.sync.deleted)
+        #expect(back.recipe.sync.serverVersion == 3, "still based on the server's copy: nothing is deleted there")
+        #expect(try store.history(of: id).last?.revision == 3, "its history row written with it")
     }
 
     @Test("pulls say where a revision came from, and a deletion on the server undone here is based on its tombstone")
