@@ -75,21 +75,13 @@ public struct CookSession: Sendable, Equatable {
     /// The number of steps.
     public var stepCount: Int { times.count }
 
-    /// The step the screen is at or over; nil on the first ingredients screen.
-    public var currentStep: Int? {
-        switch screen {
-        case .ingredients: nil
-        case .step(let step), .allIngredients(over: let step): step
-        }
-    }
-
     /// Applies `event` at `now` (the time since the cook mode began).
     public mutating func handle(_ event: Event, at now: Duration) -> [Action] {
         switch event {
         case .tick:
             let ended = timers.advance(to: now)
             var actions: [Action] = []
-            for case .ended(let timer) in ended { notices.append(.timerDone(timer)) }
+            for timer in ended { notices.append(.timerDone(timer)) }
             if !ended.isEmpty { actions.append(.bell) }
             if !ended.isEmpty || !timers.running.isEmpty { actions.append(.redraw) }
             return actions
@@ -145,7 +137,7 @@ public struct CookSession: Sendable, Equatable {
         let part = stepTimes.indices.first { !timers.isRunning(step: step, part: $0) } ?? 0
         switch timers.start(step: step, part: part, duration: stepTimes[part], at: now) {
         case .started(let timer): notices.append(.timerStarted(timer))
-        case .alreadyRunning(let timer), .ended(let timer): notices.append(.timerRunning(timer))
+        case .alreadyRunning(let timer): notices.append(.timerRunning(timer))
         }
     }
 }

@@ -48,8 +48,6 @@ public struct CookTimers: Sendable, Equatable {
         case started(Timer)
         /// It was already running: not started again.
         case alreadyRunning(Timer)
-        /// It has ended.
-        case ended(Timer)
     }
 
     /// Starts the timer of `part` of step `step` (`duration`) at `now`, unless that one runs already.
@@ -61,10 +59,10 @@ public struct CookTimers: Sendable, Equatable {
     }
 
     /// Removes the timers that have ended by `now` and returns them, in the order they end.
-    public mutating func advance(to now: Duration) -> [Change] {
+    public mutating func advance(to now: Duration) -> [Timer] {
         let ended = running.filter { $0.endsAt <= now }.sorted { $0.endsAt < $1.endsAt }
         running.removeAll { $0.endsAt <= now }
-        return ended.map(Change.ended)
+        return ended
     }
 
     /// Whether the timer of `part` of step `step` is running.

@@ -14,7 +14,7 @@ enum CookScreen {
         let width = max(10, size.columns)
         let height = max(3, size.rows)
         var foot = session.timers.running.map { timerRow($0, now: now) }
-        foot += session.notices.flatMap { wrap(noticeText($0, text: text, now: now), width: width, first: "", rest: "  ") }
+        foot += session.notices.flatMap { TextWrap.lines(noticeText($0, text: text, now: now), width: width, first: "", rest: "  ") }
         foot.append(keyRow(text, session, width: width))
         let foots = Array(foot.suffix(height - 1))
         let room = height - 1 - foots.count
@@ -32,13 +32,13 @@ enum CookScreen {
             let section = text.content.steps[step].section
             heading = "Step \(step + 1) of \(session.stepCount)" + (section.isEmpty ? "" : " · " + TerminalText.clean(section))
             body = [text.title, ""]
-            for line in CookText.textLines(text.content.steps[step].text) {
-                body += wrap(line, width: width, first: "", rest: "")
+            for line in FieldLines.textLines(text.content.steps[step].text) {
+                body += TextWrap.lines(line, width: width, first: "", rest: "")
             }
             let used = text.uses[step]
             if !used.isEmpty {
                 body += ["", "You need:"]
-                for index in used { body += wrap(text.ingredient(index), width: width, first: "  ", rest: "    ") }
+                for index in used { body += TextWrap.lines(text.ingredient(index), width: width, first: "  ", rest: "    ") }
             }
         }
         if body.count > room {
@@ -59,7 +59,7 @@ enum CookScreen {
             var rows: [String] = []
             for section in text.sections.sections {
                 if !section.name.isEmpty { rows += (rows.isEmpty ? [] : [""]) + [TerminalText.clean(section.name) + ":"] }
-                for index in section.ingredients { rows += wrap(text.ingredient(index), width: width, first: "  ", rest: "    ") }
+                for index in section.ingredients { rows += TextWrap.lines(text.ingredient(index), width: width, first: "  ", rest: "    ") }
             }
             return rows
         }
@@ -128,49 +128,5 @@ enum CookScreen {
         let short = keys.map(\.short).joined(separator: "  ")
         if TerminalText.width(short) <= width { return short }
         return "keys: " + keys.map { String($0.short.prefix(1)) }.joined(separator: " ")
-    }
-
-    /// `text` wrapped to `width` columns at blanks, its first row after `first`, the others after `rest`; a word
-    /// wider than a row is cut where the row ends.
-    static func wrap(_ text: String, width: Int, first: String, rest: String) -> [String] {
-        var rows: [String] = []
-        var row = first
-        var rowWidth = TerminalText.width(first)
-        var rowHasWord = false
-        for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
-            var word = word
-            let wordWidth = TerminalText.width(word)
-            if rowHasWord && rowWidth + 1 + wordWidth > width {
-                rows.append(row)
-                row = rest
-                rowWidth = TerminalText.width(rest)
-                rowHasWord = false
-            }
-            if rowHasWord {
-                row += " "
-                rowWidth += 1
-            }
-            // A word wider than what is left of the row: as much as fits, then on the next rows.
-            while rowWidth + TerminalText.width(word) > width, width - rowWidth > 0 {
-                var part = ""
-                var partWidth = 0
-                var remainder = Substring(word)
-                while let character = remainder.first, rowWidth + partWidth + TerminalText.width(of: character) <= width {
-                    part.append(character)
-                    partWidth += TerminalText.width(of: character)
-                    remainder = remainder.dropFirst()
-                }
-                guard !part.isEmpty else { break }
-                rows.append(row + part)
-                row = rest
-                rowWidth = TerminalText.width(rest)
-                word = String(remainder)
-            }
-            row += word
-            rowWidth += TerminalText.width(word)
-            rowHasWord = true
-        }
-        rows.append(row)
-        return rows
     }
 }

@@ -55,11 +55,6 @@ struct CookText: Sendable {
     /// The ingredient line at `index`, cleaned.
     func ingredient(_ index: Int) -> String { TerminalText.clean(content.ingredients[index]) }
 
-    /// The lines of a text that may hold several (a step), each cleaned.
-    static func textLines(_ text: String) -> [String] {
-        text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { TerminalText.clean(String($0)) }
-    }
-
     /// The recipe for a pipe: the title, the yield (and the times and measures, when set), the ingredients under
     /// their sections' names, then each step numbered, under its section's name, followed by the ingredients it uses.
     func plain() -> String {
@@ -83,7 +78,7 @@ struct CookText: Sendable {
             }
             let number = "  \(index + 1). "
             let indent = String(repeating: " ", count: number.count)
-            let text = Self.textLines(step.text)
+            let text = FieldLines.textLines(step.text)
             lines.append(number + text[0])
             for line in text.dropFirst() { lines.append(indent + line) }
             for used in uses[index] { lines.append(indent + "- " + ingredient(used)) }

@@ -1,31 +1,49 @@
 /// Text fitted to a terminal's width, measured as the terminal shows it (`TerminalText.width`): wide characters take
 /// two columns, combining marks none.
 enum TextWrap {
-    /// `text` broken into lines of at most `width` columns at spaces; a word longer than a line is cut where the line
-    /// ends. At least one line (empty for empty text).
-    static func lines(_ text: String, width: Int) -> [String] {
-        let width = max(1, width)
-        var lines: [String] = []
-        var line = "", lineWidth = 0
+    /// `text` wrapped to `width` columns at blanks, its first row after `first`, the others after `rest` (a hanging
+    /// indent); a word wider than what is left of a row fills it and goes on on the next. At least one row (empty,
+    /// or `first`, for empty text).
+    static func lines(_ text: String, width: Int, first: String = "", rest: String = "") -> [String] {
+        var rows: [String] = []
+        var row = first
+        var rowWidth = TerminalText.width(first)
+        var rowHasWord = false
         for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
             var word = word
-            var wordWidth = TerminalText.width(word)
-            if lineWidth > 0 && lineWidth + 1 + wordWidth <= width {
-                line += " " + word
-                lineWidth += 1 + wordWidth
-                continue
+            let wordWidth = TerminalText.width(word)
+            if rowHasWord && rowWidth + 1 + wordWidth > width {
+                rows.append(row)
+                row = rest
+                rowWidth = TerminalText.width(rest)
+                rowHasWord = false
             }
-            if lineWidth > 0 { lines.append(line) }
-            while wordWidth > width {
-                let (head, rest) = cut(word, at: width)
-                lines.append(head)
-                word = rest
-                wordWidth = TerminalText.width(word)
+            if rowHasWord {
+                row += " "
+                rowWidth += 1
             }
-            (line, lineWidth) = (word, wordWidth)
+            // A word wider than what is left of the row: as much as fits, then on the next rows.
+            while rowWidth + TerminalText.width(word) > width, width - rowWidth > 0 {
+                var part = ""
+                var partWidth = 0
+                var remainder = Substring(word)
+                while let character = remainder.first, rowWidth + partWidth + TerminalText.width(of: character) <= width {
+                    part.append(character)
+                    partWidth += TerminalText.width(of: character)
+                    remainder = remainder.dropFirst()
+                }
+                guard !part.isEmpty else { break }
+                rows.append(row + part)
+                row = rest
+                rowWidth = TerminalText.width(rest)
+                word = String(remainder)
+            }
+            row += word
+            rowWidth += TerminalText.width(word)
+            rowHasWord = true
         }
-        if lineWidth > 0 || lines.isEmpty { lines.append(line) }
-        return lines
+        rows.append(row)
+        return rows
     }
 
     /// The start of `text` that fits in `width` columns, and the rest.
