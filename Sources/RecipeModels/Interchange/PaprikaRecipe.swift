@@ -27,7 +27,7 @@ public enum PaprikaRecipe {
         let node = schemaNode(object)
         var imported: ImportedRecipe
         do {
-            imported = try RecipeJSONLD.recipe(node, decodeEntities: false, received: received(node))
+            imported = try RecipeJSONLD.recipe(node, decodeEntities: false, received: RecipeJSONLD.received(node: node))
         } catch {
             throw ImportError(error.message.replacingOccurrences(of: "(schema.org \"name\")", with: "(Paprika's \"name\")"))
         }
@@ -68,12 +68,6 @@ public enum PaprikaRecipe {
         }
         if !own.isEmpty { node["paprika"] = own }
         return node
-    }
-
-    /// The node's properties as the recipe keeps them (see `ReceivedProperties`).
-    static func received(_ node: [String: Any]) -> ReceivedProperties {
-        let members = node.sorted { JSONBytes.precedes($0.key, $1.key) }.map { ($0.key, RecipeJSONLD.reserialized($0.value)) }
-        return RecipeJSONLD.received(members, node: node)
     }
 
     /// A field's text, trimmed; nil when missing, not text or a number, or empty.

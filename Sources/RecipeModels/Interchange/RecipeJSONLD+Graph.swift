@@ -94,6 +94,12 @@ extension RecipeJSONLD {
         try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
     }
 
+    /// The properties of a node built in memory (a microdata item, a Paprika recipe) as the recipe keeps them: its
+    /// members in the order JSON-LD documents keep them, each written as JSON (see `received(_:node:)`).
+    static func received(node: [String: Any]) -> ReceivedProperties {
+        received(node.sorted { JSONBytes.precedes($0.key, $1.key) }.map { ($0.key, reserialized($0.value)) }, node: node)
+    }
+
     /// What a node's properties were as written: the forms of those read as fields and every other property (the
     /// older names `ingredients` and `yield`, read as fields when the newer ones are missing, are not kept apart).
     static func received(_ members: [(key: String, value: String)], node: [String: Any]) -> ReceivedProperties {

@@ -159,9 +159,8 @@ extension RecipeJSONLD {
             guard !nodes.isEmpty else { continue }
             var recipes: [ImportedRecipe] = []
             for (index, node) in nodes.enumerated() {
-                let members = node.sorted { JSONBytes.precedes($0.key, $1.key) }.map { ($0.key, reserialized($0.value)) }
                 do {
-                    recipes.append(try recipe(node, decodeEntities: false, received: received(members, node: node)))
+                    recipes.append(try recipe(node, decodeEntities: false, received: received(node: node)))
                 } catch {
                     let which = nodes.count == 1 ? "the recipe" : "recipe \(index + 1) of \(nodes.count)"
                     throw ImportError("\(syntax.name): \(which): \(error.message)")
