@@ -12,10 +12,7 @@ extension RecipeStore {
     /// whose result cannot be read back is rolled back with it).
     static func fetchRecipe(_ db: Database, id: Int64) throws -> Recipe {
         // Cached statements: every change reads its recipe back, and the history reads it again before the commit.
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE id = ?"), arguments: [id]) else {
-            throw StoreError(.unknownRecipe(id: id))
-        }
-        var recipe = Self.decode(row)
+        guard var recipe = try storedRecipe(id, db) else { throw StoreError(.unknownRecipe(id: id)) }
         recipe.ingredients = try String.fetchAll(
             db.cachedStatement(sql: "SELECT text FROM ingredients WHERE recipe_id = ? ORDER BY position"), arguments: [id]
         ).map(Ingredient.init(text:))
@@ -32,11 +29,8 @@ extension RecipeStore {
                 return try Row.fetchAll(db, sql: "SELECT \(Self.recipeColumns) FROM recipes ORDER BY id").map(Self.decode)
             }
             return try ids.map { id in
-                // Cached statements: every change reads its recipe back, and the history reads it again before the commit.
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.recipeColumns) FROM recipes WHERE id = ?"), arguments: [id]) else {
-                    throw StoreError(.unknownRecipe(id: id))
-                }
-                return Self.decode(row)
+                guard let recipe = try Self.storedRecipe(id, db) else { throw StoreError(.unknownRecipe(id: id)) }
+                return recipe
             }
         }
     }

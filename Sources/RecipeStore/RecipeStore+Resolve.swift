@@ -69,7 +69,11 @@ extension RecipeStore {
         }
         let mediaCopy = recipe.image?.localFileName
         var removed = false
-        try noteOrigin(.resolve, of: id, db)
+        // Deleted on the server and let go here: the version the conflict was merged against is the tombstone's (for
+        // an undo).
+        var tombstone: Int64?
+        if case .removeHere = resolution { tombstone = recipe.sync.serverVersion }
+        try noteOrigin(.resolve, tombstone: tombstone, of: id, db)
         switch resolution {
         case .fields(let result):
             try write(result.merged, resolving: id, images: images, db)
@@ -88,8 +92,6 @@ extension RecipeStore {
             try write(base, resolving: id, images: images, db)
             try apply(.resolved(.restore), to: id, db)
         case .removeHere:
-            // Deleted on the server: the version the conflict was merged against is the tombstone's (for an undo).
-            try noteOrigin(.resolve, tombstone: recipe.sync.serverVersion, of: id, db)
             try apply(.removedOnServer, to: id, db)
             removed = true
         }

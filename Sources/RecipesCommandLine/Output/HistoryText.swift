@@ -27,10 +27,12 @@ struct HistoryText {
     /// The newest changes of every recipe (`entries` newest first), each naming its recipe.
     func recent(_ entries: [RevisionEntry], all: (Int64) -> [RevisionEntry]) -> String {
         guard !entries.isEmpty else { return "no changes kept here yet\n" }
-        let rows = entries.map { entry -> [String] in
-            let row = Self.rows(all(entry.recipeID)).first { $0.entry.seq == entry.seq }
-            return [String(entry.recipeID), TerminalText.clean(entry.fields.title), String(entry.revision), time(entry.at),
-                    row?.source ?? entry.origin.words, row?.changes ?? ""]
+        var rowsByRecipe: [Int64: [Row]] = [:]
+        var rows: [[String]] = []
+        for entry in entries {
+            let row = Self.row(of: entry, all: all, cache: &rowsByRecipe)
+            rows.append([String(entry.recipeID), TerminalText.clean(entry.fields.title), String(entry.revision), time(entry.at),
+                         row?.source ?? entry.origin.words, row?.changes ?? ""])
         }
         return table([["id", "title", "rev", "when", "from", "what changed"]] + rows)
     }
@@ -49,9 +51,7 @@ struct HistoryText {
         let formatter = ISO8601DateFormatter()
         var rowsByRecipe: [Int64: [Row]] = [:]
         writer.array(entries) { writer, entry in
-            let rows = rowsByRecipe[entry.recipeID] ?? Self.rows(all(entry.recipeID))
-            rowsByRecipe[entry.recipeID] = rows
-            let row = rows.first { $0.entry.seq == entry.seq }
+            let row = Self.row(of: entry, all: all, cache: &rowsByRecipe)
             writer.object([
                 "id": .integer(entry.recipeID), "uuid": .string(entry.uuid), "title": .string(entry.fields.title),
                 "revision": .integer(entry.revision), "at": .string(formatter.string(from: entry.at)),
@@ -73,6 +73,13 @@ struct HistoryText {
         var restoredRevision: Int64?
         var source: String { entry.source(restoredRevision: restoredRevision) }
         var changes: String { changeList.isEmpty ? "—" : changeList.joined(separator: ", ") }
+    }
+
+    /// The row of `entry`, its recipe's revisions read (`all`) and compared once for all its entries (`cache`).
+    static func row(of entry: RevisionEntry, all: (Int64) -> [RevisionEntry], cache: inout [Int64: [Row]]) -> Row? {
+        let rows = cache[entry.recipeID] ?? rows(all(entry.recipeID))
+        cache[entry.recipeID] = rows
+        return rows.first { $0.entry.seq == entry.seq }
     }
 
     /// The rows of one recipe's `entries` (oldest first), in the same order.
