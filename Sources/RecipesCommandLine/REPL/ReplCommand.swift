@@ -197,15 +197,8 @@ public struct ReplCommandSpec: Sendable {
         case "show":
             let details = arguments.indices.contains { isOption($0, "--details") }
             let kept = arguments.indices.filter { !isOption($0, "--details") }
-            let rest = kept.map { arguments[$0] }
-            guard rest.count == 1 || rest.count == 3 else { throw usageError() }
-            let id = try Self.recipeID(rest[0])
-            guard rest.count == 3 else { return .show(id: id, details: details) }
-            guard isOption(kept[1], "--servings") || isOption(kept[1], "--scale") else { throw usageError() }
-            guard let number = Double(rest[2]), number > 0, number.isFinite else {
-                throw usageError("\(rest[1]) takes a number above 0, not \"\(rest[2])\"")
-            }
-            return .show(id: id, scale: rest[1] == "--servings" ? .servings(number) : .factor(number), details: details)
+            let (id, scale) = try recipeAndScale(kept.map { arguments[$0] }, mayBeOption: { kept[$0] < optionsEnd })
+            return .show(id: id, scale: scale, details: details)
         case "title", "description", "yield", "keywords":
             guard arguments.count >= 2 else { throw usageError() }
             let id = try Self.recipeID(arguments[0])
