@@ -260,7 +260,7 @@ let package = Package(
         // captive portal), for the transport's and the sync's tests.
         .target(
             name: "HTTPTestSupport",
-            dependencies: ["Locking"],
+            dependencies: ["Locking", "Transport"],
             path: "Tests/HTTPTestSupport",
             swiftSettings: strictSettings
         ),

@@ -25,7 +25,8 @@ public struct Locked<Value>: @unchecked Sendable {
     @usableFromInline
     final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         deinit {
-            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+            let result = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+            precondition(result == 0, "pthread_mutex_destroy failed with \(result)")
         }
     }
 
@@ -40,17 +41,9 @@ public struct Locked<Value>: @unchecked Sendable {
         let buffer = Storage.create(minimumCapacity: 1) { _ in pending.take()! }
         storage = unsafeDowncast(buffer, to: Storage.self)
         storage.withUnsafeMutablePointerToElements { mutex in
-            #if canImport(Glibc)
-            // A copy of a mutex initialised once and never locked: in glibc a mutex is plain data, and a fresh one
-            // is exactly what `pthread_mutex_init` writes (the same as a static initialiser), so a new lock (one per
-            // driver task, for example) costs one store instead of four library calls. ThreadSanitizer treats it like
-            // a statically initialised mutex.
-            mutex.initialize(to: adaptiveMutexTemplate)
-            #else
             mutex.initialize(to: pthread_mutex_t())
-            let result = pthread_mutex_init(mutex, nil)
+            let result = pthread_mutex_init(mutex, MutexAttributes.shared.pointer)
             precondition(result == 0, "pthread_mutex_init failed with \(result)")
-            #endif
         }
     }
 
@@ -58,27 +51,39 @@ public struct Locked<Value>: @unchecked Sendable {
     @inlinable @inline(__always)
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, mutex in
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
+            let locked = pthread_mutex_lock(mutex)
+            precondition(locked == 0, "pthread_mutex_lock failed with \(locked)")
+            defer {
+                let unlocked = pthread_mutex_unlock(mutex)
+                precondition(unlocked == 0, "pthread_mutex_unlock failed with \(unlocked)")
+            }
             return try body(&value.pointee)
         }
     }
 }
 
-#if canImport(Glibc)
-/// An initialised, never locked, adaptive mutex that `Locked` copies: a contended lock spins briefly before sleeping in
-/// the kernel. The engine's and the transport's critical sections are short, so a waiter usually gets the lock while
-/// spinning instead of paying two context switches (the outputs that hold theirs across a `write(2)` are rarely
-/// contended).
+/// The attributes every `Locked` mutex is initialised with, made once: on glibc an adaptive mutex (a contended lock
+/// spins briefly before sleeping in the kernel; the engine's and the transport's critical sections are short, so a
+/// waiter usually gets the lock while spinning instead of paying two context switches), elsewhere the defaults.
+/// Each mutex still gets its own `pthread_mutex_init`, so no lock is a byte copy of another.
 @usableFromInline
-let adaptiveMutexTemplate: pthread_mutex_t = {
-    var mutex = pthread_mutex_t()
-    var attributes = pthread_mutexattr_t()
-    pthread_mutexattr_init(&attributes)
-    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
-    let result = pthread_mutex_init(&mutex, &attributes)
-    pthread_mutexattr_destroy(&attributes)
-    precondition(result == 0, "pthread_mutex_init failed with \(result)")
-    return mutex
-}()
-#endif
+struct MutexAttributes: @unchecked Sendable {
+    // @unchecked Sendable: the attributes are written once, inside the lazy initialiser of `shared` (which Swift runs
+    // exactly once), and afterwards only read by `pthread_mutex_init`; they are never destroyed or changed.
+    @usableFromInline
+    let pointer: UnsafeMutablePointer<pthread_mutexattr_t>
+
+    /// The one set of attributes, initialised on first use.
+    @usableFromInline
+    static let shared: MutexAttributes = {
+        let pointer = UnsafeMutablePointer<pthread_mutexattr_t>.allocate(capacity: 1)
+        pointer.initialize(to: pthread_mutexattr_t())
+        var result = pthread_mutexattr_init(pointer)
+        precondition(result == 0, "pthread_mutexattr_init failed with \(result)")
+        #if canImport(Glibc)
+        result = pthread_mutexattr_settype(pointer, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        precondition(result == 0, "pthread_mutexattr_settype failed with \(result)")
+        #endif
+        return MutexAttributes(pointer: pointer)
+    }()
+}

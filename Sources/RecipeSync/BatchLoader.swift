@@ -85,6 +85,9 @@ final class BatchLoader<Key: Sendable, Answer: Sendable>: Sendable {
     }
 
 
+    /// How many loads wait for an answer now (for tests that release a window once every load has arrived).
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     private func start(_ batch: Batch, send: @escaping Send) {
         let task = Task { [self] in
             let result: Result<[Answer], StepFailure>

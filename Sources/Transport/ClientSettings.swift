@@ -29,8 +29,9 @@ struct ClientSettings: Sendable, CustomStringConvertible, CustomReflectable {
         }
         if bearerToken != nil, tokenOrigin == nil {
             // A token whose server cannot be told from any other would go nowhere: say so rather than send nothing.
-            throw TransportError(kind: .setupFailed, message: "the server URL the token belongs to is not an http(s) URL "
-                + "with a plain host; set server.url to the server's base URL, e.g. https://recipes.example.org")
+            throw TransportError(kind: .setupFailed, message: "the token's server URL is not an http(s) URL with a plain "
+                + "host, so no request could carry the token; give the client the server's base URL, e.g. "
+                + "https://recipes.example.org")
         }
         connectTimeoutMilliseconds = max(1, Int(configuration.connectTimeout.milliseconds))
         lowSpeedLimit = max(0, configuration.lowSpeedLimitBytesPerSecond)

@@ -8,7 +8,7 @@ import Darwin
 
 /// Whether a TCP connection to host:port can be opened now: the check behind a caller's reachability condition.
 ///
-/// A value holding a function, so tests pass a fixed answer (`.constant(false)`) and the program passes `.live()`.
+/// A value holding a function, so tests pass a fixed answer (HTTPTestSupport's `.constant(false)`) and the program passes `.live()`.
 public struct ConnectProbe: Sendable {
     private let check: @Sendable (String, Int) async -> Bool
     /// Why the last connection to each host:port could not be opened (the live probe's; nil for others).
@@ -55,11 +55,6 @@ public struct ConnectProbe: Sendable {
                 }
             }
         }, failures: failures)
-    }
-
-    /// A probe that always answers `reachable` (for tests and previews).
-    public static func constant(_ reachable: Bool) -> ConnectProbe {
-        ConnectProbe { _, _ in reachable }
     }
 
     /// Whether a TCP connection to `host`:`port` can be opened now.

@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import OperationEngine
+import OperationEngineTestSupport
 import Testing
 @testable import RecipeSync
 
@@ -141,63 +142,99 @@ struct CoalescerTests {
     }
 }
 
-/// The loader around the coalescer, with real tasks: concurrent loads go in one send, each gets its own answer, a
-/// failed send fails each the same way, and cancelling one load leaves the others' answers.
+/// The loader around the coalescer, with real tasks on a manual clock: loads that arrive before the window ends go
+/// in one send, each gets its own answer, a failed send fails each the same way, and cancelling one load while its
+/// batch is in flight leaves the others' answers. The window ends only when the test advances the clock, after every
+/// load has arrived, so no result depends on how fast the machine is.
 @Suite("BatchLoader: concurrent loads in one send, each with its own answer")
 struct BatchLoaderTests {
     final class Sends: Sendable {
         let batches = Locked<[[Int]]>([])
     }
 
-    @Test("loads that arrive within the window go in one send; each gets the answer for its own key")
+    /// Waits (without any deadline of its own) until `count` loads wait in `loader` and its window sleeps on `clock`.
+    static func arrived(_ count: Int, in loader: BatchLoader<Int, String>, clock: ManualClock) async {
+        await clock.waitForSleepers(1)
+        while loader.waitingCount < count { await Task.yield() }
+    }
+
+    @Test("loads that arrive within the window go in one send when it ends; each gets the answer for its own key")
     func oneSendOwnAnswers() async throws {
-        let loader = BatchLoader<Int, String>(maxBatch: 100, window: .milliseconds(200), clock: ContinuousEngineClock())
+        let clock = ManualClock()
+        let loader = BatchLoader<Int, String>(maxBatch: 100, window: .milliseconds(200), clock: clock)
         let sends = Sends()
-        let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
-            for key in 1...5 {
-                group.addTask {
-                    (key, try await loader.load(key) { keys throws(StepFailure) in
-                        sends.batches.withLock { $0.append(keys) }
-                        return keys.map { "answer \($0)" }
-                    })
+        let loads = Task {
+            try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for key in 1...5 {
+                    group.addTask {
+                        (key, try await loader.load(key) { keys throws(StepFailure) in
+                            sends.batches.withLock { $0.append(keys) }
+                            return keys.map { "answer \($0)" }
+                        })
+                    }
                 }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
             }
-            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
         }
+        await Self.arrived(5, in: loader, clock: clock)
+        #expect(sends.batches.withLock { $0.isEmpty }, "nothing is sent while the window is open")
+        clock.advance(by: .milliseconds(200))
+        let answers = try await loads.value
         #expect(sends.batches.withLock { $0.count } == 1, "five loads within the window: one send")
+        #expect(sends.batches.withLock { $0.first?.sorted() } == [1, 2, 3, 4, 5])
         #expect(answers == Dictionary(uniqueKeysWithValues: (1...5).map { ($0, "answer \($0)") }))
     }
 
     @Test("a failed send fails every load of it with the same failure")
     func failedSend() async {
-        let loader = BatchLoader<Int, String>(maxBatch: 100, window: .milliseconds(200), clock: ContinuousEngineClock())
+        let clock = ManualClock()
+        let loader = BatchLoader<Int, String>(maxBatch: 100, window: .milliseconds(200), clock: clock)
         let failure = StepFailure(.transient(retryAfter: nil), "recipes: the connection was reset")
-        let results = await withTaskGroup(of: Result<String, StepFailure>.self) { group in
-            for key in 1...3 {
-                group.addTask {
-                    do {
-                        return .success(try await loader.load(key) { _ throws(StepFailure) in throw failure })
-                    } catch {
-                        return .failure(error as? StepFailure ?? StepFailure(.permanent, "other"))
+        let sends = Sends()
+        let loads = Task {
+            await withTaskGroup(of: Result<String, StepFailure>.self) { group in
+                for key in 1...3 {
+                    group.addTask {
+                        do {
+                            return .success(try await loader.load(key) { keys throws(StepFailure) in
+                                sends.batches.withLock { $0.append(keys) }
+                                throw failure
+                            })
+                        } catch {
+                            return .failure(error as? StepFailure ?? StepFailure(.permanent, "other"))
+                        }
                     }
                 }
+                return await group.reduce(into: []) { $0.append($1) }
             }
-            return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(results == Array(repeating: .failure(failure), count: 3))
+        await Self.arrived(3, in: loader, clock: clock)
+        clock.advance(by: .milliseconds(200))
+        #expect(await loads.value == Array(repeating: .failure(failure), count: 3))
+        #expect(sends.batches.withLock { $0.count } == 1, "the three loads failed together, from one send")
     }
 
     @Test("cancelling one load while its batch is in flight cancels only that load")
     func cancelOne() async throws {
-        let loader = BatchLoader<Int, String>(maxBatch: 100, window: .milliseconds(100), clock: ContinuousEngineClock())
+        let clock = ManualClock()
+        let loader = BatchLoader<Int, String>(maxBatch: 100, window: .milliseconds(100), clock: clock)
         let release = AsyncStream<Void>.makeStream()
+        let inFlight = AsyncStream<[Int]>.makeStream()
         let send: BatchLoader<Int, String>.Send = { keys throws(StepFailure) in
+            inFlight.continuation.yield(keys)
             for await _ in release.stream { break }
             return keys.map { "answer \($0)" }
         }
         let cancelled = Task { try await loader.load(1, send: send) }
         let kept = Task { try await loader.load(2, send: send) }
-        try await Task.sleep(for: .milliseconds(400))  // the window has ended: the batch is in flight, held by `send`
+        await Self.arrived(2, in: loader, clock: clock)
+        clock.advance(by: .milliseconds(100))
+        var sent: [Int]?
+        for await keys in inFlight.stream {
+            sent = keys
+            break
+        }
+        #expect(sent?.sorted() == [1, 2], "both loads are in the batch on the wire when one is cancelled")
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         release.continuation.yield()
