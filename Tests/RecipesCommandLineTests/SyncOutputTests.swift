@@ -178,11 +178,11 @@ struct SyncOutputTests {
         #expect(SyncEventText.summary(SyncSummary(cancelled: 1)) == "sync: 1 cancelled")
         #expect(SyncEventText.summary(SyncSummary()) == "sync: nothing to do")
         #expect(SyncEventText.summary(SyncSummary(credentialsRefused: true))
-            == "sync: stopped: the server refused the credentials (\(SyncEventText.credentialsHint))")
+            == "sync: stopped: the server refused the credentials (\(CredentialsAdvice.hint()))")
         let console = CapturingConsole()
         let output = makeSyncOutput(mode: .plain, console: console, logsDirectory: URL(fileURLWithPath: "/nonexistent"))
         output.finish(SyncSummary(done: 1, credentialsRefused: true))
-        #expect(console.stdout == "sync: 1 done; stopped: the server refused the credentials (\(SyncEventText.credentialsHint))\n")
+        #expect(console.stdout == "sync: 1 done; stopped: the server refused the credentials (\(CredentialsAdvice.hint()))\n")
         #expect(console.stderr.isEmpty)  // the summary says it; the REPL adds its own one-line failure
     }
 
@@ -520,7 +520,7 @@ struct SyncOutputTests {
         #expect(console.stdout.isEmpty)
         #expect(lines(console.stderr) == [
             "recipes: #6 Tart: failed: HTTP 422: bad",
-            String(SyncEventText.credentialsRefused.dropLast()),
+            String(CredentialsAdvice.backgroundLine().dropLast()),
         ])
         let log = try String(contentsOf: logs.appendingPathComponent("sync.log"), encoding: .utf8)
         let logged = lines(log)
@@ -529,7 +529,7 @@ struct SyncOutputTests {
         #expect(logged.first == "2023-11-14T22:13:20.500Z [\(pid)] #3 Tomato soup: image: uploading 100 B (attempt 1)")
         #expect(!log.contains("50%"))
         #expect(logged.last?.hasSuffix("sync: 1 failed, 2 waiting; stopped: the server refused the credentials ("
-            + SyncEventText.credentialsHint + ")") == true)
+            + CredentialsAdvice.hint() + ")") == true)
         let mode = try FileManager.default.attributesOfItem(atPath: logs.path)[.posixPermissions] as? Int
         #expect(mode == 0o700)
     }

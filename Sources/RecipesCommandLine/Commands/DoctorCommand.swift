@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
 import RecipeStore
+import RecipeSync
 
-/// `recipes doctor`: checks the database and, when it is damaged, salvages every readable recipe.
-struct DoctorCommand: ParsableCommand {
+/// `recipes doctor`: checks the database and, when it is damaged, salvages every readable recipe; then, when a server
+/// is set, whether it answers and takes this device's token.
+struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check the database; when it is damaged, save every readable recipe into a new one.",
+        abstract: "Check the database (saving every readable recipe when it is damaged) and the server's answer to this device's token.",
         discussion: """
             Runs SQLite's integrity_check on <home>/recipes.sqlite3 without writing to it. When it is damaged, every \
             recipe that can still be read (fields, ingredients, steps, image, sync state) is copied into a new \
@@ -15,13 +17,20 @@ struct DoctorCommand: ParsableCommand {
             is marked failed until you check it and run `recipes sync <id>`. When another process has the database \
             open, the new one is left beside it: run `recipes doctor` again once that process has ended.
 
-            Exit status: 0 no damage found, 1 damaged (the report says what was saved and what was not).
+            When server.url is set, then asks the server one question with this device's token (a recipes server's \
+            changes feed; a Mealie's group) and says whether it answered, is the kind of server server.kind names, and \
+            took the token — and, when the token was refused (rotated or removed on the server), what to do. The token \
+            is never printed.
+
+            Exit status: 0 nothing wrong found; 1 the database is damaged (the report says what was saved and what \
+            was not), or server.url names something that is not the configured kind of server; 75 the server cannot \
+            be reached now; 77 the server refused this device's token.
             """)
 
     @ParentCommand var root: RecipesCommand
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
+    func run() async throws {
         let context = CommandContext(homeOption: Self.homeOption(global, root))
         var damaged = false
         try context.reportingFailures {
@@ -29,7 +38,37 @@ struct DoctorCommand: ParsableCommand {
             context.console.out(Self.describe(report, path: context.home.databaseURL.path))
             if report.verdict == .damaged { damaged = true }
         }
-        if damaged { throw ExitCode.failure }
+        var status: Int32 = damaged ? 1 : 0
+        try await context.reportingFailures {
+            let configuration = try context.configuration()
+            let settings = try SyncInvocation.settings(configuration)
+            guard let url = configuration.serverURL, let check = await ServerCheck.ask(settings) else { return }
+            let (line, exit) = Self.describe(
+                check, url: url, kind: try configuration.serverKind(), tokenSet: configuration.token != nil)
+            context.console.out(line + "\n")
+            if status == 0 { status = exit }
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The server's line of the report and the exit status it asks for.
+    static func describe(_ check: ServerCheck, url: String, kind: ServerKind, tokenSet: Bool) -> (String, Int32) {
+        let shown = "server " + TerminalText.clean(url)
+        switch check {
+        case .accepted(let who):
+            let token = tokenSet ? "took this device's token" : "needs no token"
+            return ("\(shown): answers, and \(token) (\(TerminalText.clean(who)))", 0)
+        case .unreachable(let words):
+            return ("\(shown): cannot be reached now: \(TerminalText.clean(words)); a later sync tries again", 75)
+        case .setupMistake(let words):
+            return ("\(shown): \(TerminalText.clean(words))", 1)
+        case .credentialsRefused(let httpStatus, tokenSet: true):
+            return ("\(shown): \(CredentialsAdvice.refused) (HTTP \(httpStatus)); \(CredentialsAdvice.hint(kind))", 77)
+        case .credentialsRefused(_, tokenSet: false):
+            return ("\(shown): \(CredentialsAdvice.missing(kind))", 77)
+        case .unexpected(let words):
+            return ("\(shown): answered, but not as expected: \(TerminalText.clean(words))", 1)
+        }
     }
 
     /// The report as the lines `recipes doctor` prints.

@@ -79,9 +79,9 @@ final class BackgroundSyncOutput: SyncOutput {
         }
         if let offline { log.append(stamp(clock()) + offline) }
         if anything || offline != nil || summary != SyncSummary() {
-            log.append(stamp(clock()) + SyncEventText.summary(summary))
+            log.append(stamp(clock()) + SyncEventText.summary(summary, server: server))
         }
-        if summary.credentialsRefused { console.err(SyncEventText.credentialsRefused) }
+        if summary.credentialsRefused { console.err(CredentialsAdvice.backgroundLine(server)) }
         // A set-up mistake is no weather: cron mails it (every run, until server.url is fixed).
         if let problem = summary.setupProblem { console.err("recipes: sync: \(TerminalText.clean(problem))\n") }
     }

@@ -77,7 +77,7 @@ final class PlainSyncOutput: SyncOutput {
     func finish(_ summary: SyncSummary) {
         state.withLock { state in
             let offline = state.offline.line.map { $0 + "\n" } ?? ""
-            console.out(offline + SyncEventText.summary(summary, dialect: dialect) + "\n")
+            console.out(offline + SyncEventText.summary(summary, dialect: dialect, server: server) + "\n")
         }
     }
 }

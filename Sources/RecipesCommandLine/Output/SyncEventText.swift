@@ -115,7 +115,7 @@ enum SyncEventText {
 
     /// `sync: 3 done, 1 failed, 2 waiting`, or `sync: nothing to do` when nothing happened; commands in `dialect`'s
     /// words.
-    static func summary(_ summary: SyncSummary, dialect: CommandDialect = .shell) -> String {
+    static func summary(_ summary: SyncSummary, dialect: CommandDialect = .shell, server: ServerKind = .http) -> String {
         var parts: [String] = []
         if summary.pulled > 0 { parts.append("\(summary.pulled) pulled") }
         if summary.merged > 0 { parts.append("\(summary.merged) merged") }
@@ -133,21 +133,13 @@ enum SyncEventText {
         for fallback in summary.fallbacks { parts.append("fell back: " + TerminalText.clean(fallback)) }
         let counts = parts.isEmpty ? "" : parts.joined(separator: ", ") + "; "
         if summary.credentialsRefused {
-            return "sync: " + counts + "stopped: the server refused the credentials (" + credentialsHint + ")"
+            return "sync: " + counts + CredentialsAdvice.stopped(server)
         }
         if let problem = summary.setupProblem {
             return "sync: " + counts + "stopped: " + TerminalText.clean(problem)
         }
         return parts.isEmpty ? "sync: nothing to do" : "sync: " + parts.joined(separator: ", ")
     }
-
-    /// What to do when the server refuses the credentials: the token read from standard input, so that it stays
-    /// out of the shell's history.
-    static let credentialsHint = "set a valid token with `recipes config set server.token -` (it reads the token from "
-        + "standard input) or RECIPES_TOKEN"
-
-    /// The stderr line of a background run the server refused (what cron mails).
-    static let credentialsRefused = "recipes: sync: the server refused the credentials; \(credentialsHint)\n"
 }
 
 /// The recipes a run left waiting for an unreachable server, shown as one line at the end of the run instead of a

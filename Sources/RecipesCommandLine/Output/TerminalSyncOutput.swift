@@ -98,7 +98,7 @@ final class TerminalSyncOutput: SyncOutput {
             var text = Self.cursorUp(screen.drawnRows) + "\r\u{1B}[J"
             for line in screen.pendingLines { text += line + "\n" }
             if let offline = screen.offline.line { text += offline + "\n" }
-            text += SyncEventText.summary(summary, dialect: dialect) + "\n"
+            text += SyncEventText.summary(summary, dialect: dialect, server: server) + "\n"
             screen.pendingLines = []
             screen.drawnRows = 0
             console.out(text)

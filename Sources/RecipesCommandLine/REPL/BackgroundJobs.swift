@@ -68,8 +68,8 @@ final class BackgroundJobs: Sendable {
             return state.next
         }
         let prefix = "[\(number)] "
-        let output = PlainSyncOutput(
-            console: JobConsole(lines: lines, prefix: prefix), dialect: .repl, server: try configuration.serverKind())
+        let server = try configuration.serverKind()
+        let output = PlainSyncOutput(console: JobConsole(lines: lines, prefix: prefix), dialect: .repl, server: server)
         let ended = Locked(0)
         let run = try invocation.prepareRun(store: store, configuration: configuration) { event in
             output.emit(event)
@@ -92,7 +92,7 @@ final class BackgroundJobs: Sendable {
                 result = .failure(CommandLineError((error as? any LocalizedError)?.errorDescription ?? "\(error)"))
             }
             if let offline = output.offlineLine { lines.post(prefix + offline) }
-            lines.post(prefix + Self.describe(result))
+            lines.post(prefix + Self.describe(result, server: server))
             finished.withLock { $0 = true }
             return result
         }
@@ -137,9 +137,9 @@ final class BackgroundJobs: Sendable {
     }
 
     /// `finished: sync: 3 done` or `failed: …`.
-    static func describe(_ result: Result<SyncSummary, CommandLineError>) -> String {
+    static func describe(_ result: Result<SyncSummary, CommandLineError>, server: ServerKind = .http) -> String {
         switch result {
-        case .success(let summary): return "finished: " + SyncEventText.summary(summary, dialect: .repl)
+        case .success(let summary): return "finished: " + SyncEventText.summary(summary, dialect: .repl, server: server)
         case .failure(let error): return "failed: " + error.message
         }
     }

@@ -137,7 +137,7 @@ public final class ReplSession {
             let context = CommandContext(home: store.home, environment: environment, console: console)
             let summary = try await invocation.run(context: context, store: store, configuration: configuration)
             if summary.credentialsRefused {
-                throw CommandLineError("sync: the server refused the credentials; check server.token")
+                throw CommandLineError("sync: " + CredentialsAdvice.refused + "; " + CredentialsAdvice.hint(try configuration.serverKind()))
             }
             if summary.failed + summary.failedEarlier > 0 {
                 throw CommandLineError("sync: \(summary.failed + summary.failedEarlier) recipe(s) failed; `status` says why")
